@@ -1,0 +1,1 @@
+"""Runnable studies: ``python -m experiments.<study>``."""

@@ -1,0 +1,14 @@
+"""liedyn: higher-order time derivatives of floating-base rigid-body dynamics
+on Lie groups (spatial twists, base on the whole of SE(3))."""
+
+from . import se3
+from .inverse import InverseDynamicsResult, inverse_dynamics
+from .kinematics import KinematicsResult, forward_kinematics
+from .model import Model, Prismatic, Revolute, check_inertia
+
+__all__ = [
+    "se3", "Model", "Revolute", "Prismatic", "check_inertia",
+    "forward_kinematics", "KinematicsResult",
+    "inverse_dynamics", "InverseDynamicsResult",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,158 @@
+"""Time derivatives of spatial inertia, momentum and gravity wrench (SPEC §4).
+
+A rigid body's spatial inertia in world coordinates is fixed by its mass
+``m``, its world centre of mass ``c`` and its rotational inertia about the CoM
+in world axes ``I_c = R J Rᵀ``::
+
+    M = [[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m I₃]]
+
+With the body's spatial twist ``V = (ω, v)`` a material point ``x`` moves as
+``ẋ = ω × x + v`` and the body axes as ``Ṙ = ω̂ R``, so, by Leibniz,
+
+    c^(k)   = Σ_{a=0}^{k-1} C(k-1, a) ω^(a) × c^(k-1-a) + v^(k-1)
+    I_c^(k) = Σ_{a=0}^{k-1} C(k-1, a) ( ω̂^(a) I_c^(k-1-a) − I_c^(k-1-a) ω̂^(a) )
+
+The momentum ``Π = M V`` is ``(h, p)`` with linear momentum ``p = m ċ`` and
+moment about the world origin ``h = I_c ω + c × p``, hence
+
+    p^(k) = m c^(k+1)
+    h^(k) = Σ_{a=0}^{k} C(k, a) ( I_c^(a) ω^(k-a) + c^(a) × p^(k-a) )
+
+and the gravity wrench ``M G`` with ``G = (0, g⃗)`` is ``(c × m g⃗, m g⃗)``, whose
+derivatives are ``(c^(k) × m g⃗, 0)`` for ``k ≥ 1``. This replaces the 6×6
+recursion ``M^(k) = −Σ C(k−1, a)(M^(k-1-a) ad_{V^(a)} + ad_{V^(a)}ᵀ M^(k-1-a))``
+by 3-vector and 3×3 work; both give the same numbers to round-off
+(``tests/test_inertia.py``).
+
+Array layout: ``c`` is ``(K, N, 3)`` and ``Ic`` is ``(K, N, 3, 3)``, derivative
+first. ``I_c^(k)`` stays symmetric: ``ω̂ I − I ω̂ = X + Xᵀ`` with ``X = ω̂ I``.
+"""
+
+from ._jit import njit
+
+
+@njit
+def _com_inertia_init(j, C, com_b, J_b, c, Ic):
+    """``c_j = R com + p`` and ``I_c = R J Rᵀ`` from the body pose ``C_j``."""
+    R = C[j, :3, :3]
+    for i in range(3):
+        c[0, j, i] = C[j, i, 3] + R[i, 0] * com_b[j, 0] + R[i, 1] * com_b[j, 1] + R[i, 2] * com_b[j, 2]
+    for i in range(3):
+        for k in range(3):
+            acc = 0.0
+            for a in range(3):
+                for b in range(3):
+                    acc += R[i, a] * J_b[j, a, b] * R[k, b]
+            Ic[0, j, i, k] = acc
+
+
+@njit
+def _com_order(j, k, V, binom, c):
+    """``c_j^(k)``, k ≥ 1, from ``c^(0..k-1)`` and ``V^(0..k-1)``."""
+    x = V[k - 1, j, 3]
+    y = V[k - 1, j, 4]
+    z = V[k - 1, j, 5]
+    for a in range(k):
+        b = binom[k - 1, a]
+        w = V[a, j]
+        r = c[k - 1 - a, j]
+        x += b * (w[1] * r[2] - w[2] * r[1])
+        y += b * (w[2] * r[0] - w[0] * r[2])
+        z += b * (w[0] * r[1] - w[1] * r[0])
+    c[k, j, 0] = x
+    c[k, j, 1] = y
+    c[k, j, 2] = z
+
+
+@njit
+def _rot_inertia_order(j, k, V, binom, Ic):
+    """``I_c,j^(k)``, k ≥ 1, from ``I_c^(0..k-1)`` and ``ω^(0..k-1)``."""
+    out = Ic[k, j]
+    out[:, :] = 0.0
+    for a in range(k):
+        b = binom[k - 1, a]
+        w = V[a, j]
+        I = Ic[k - 1 - a, j]
+        for col in range(3):
+            # X[:, col] = ω × I[:, col];  out += b (X + Xᵀ)
+            x0 = b * (w[1] * I[2, col] - w[2] * I[1, col])
+            x1 = b * (w[2] * I[0, col] - w[0] * I[2, col])
+            x2 = b * (w[0] * I[1, col] - w[1] * I[0, col])
+            out[0, col] += x0
+            out[1, col] += x1
+            out[2, col] += x2
+            out[col, 0] += x0
+            out[col, 1] += x1
+            out[col, 2] += x2
+
+
+@njit
+def _momentum_order(j, k, m, V, c, Ic, binom, Pi):
+    """``Π_j^(k) = (h^(k), p^(k))``; needs ``c^(0..k+1)``, ``I_c^(0..k)``, ``V^(0..k)``."""
+    hx = 0.0
+    hy = 0.0
+    hz = 0.0
+    for a in range(k + 1):
+        b = binom[k, a]
+        I = Ic[a, j]
+        w = V[k - a, j]
+        r = c[a, j]
+        px = m * c[k - a + 1, j, 0]
+        py = m * c[k - a + 1, j, 1]
+        pz = m * c[k - a + 1, j, 2]
+        hx += b * (I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2] + r[1] * pz - r[2] * py)
+        hy += b * (I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2] + r[2] * px - r[0] * pz)
+        hz += b * (I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2] + r[0] * py - r[1] * px)
+    Pi[k, j, 0] = hx
+    Pi[k, j, 1] = hy
+    Pi[k, j, 2] = hz
+    for i in range(3):
+        Pi[k, j, 3 + i] = m * c[k + 1, j, i]
+
+
+@njit
+def _gravity_wrench_acc(s, j, k, m, g, c, out):
+    """``out += s · M_j^(k) G = s · (c^(k) × m g⃗, m g⃗ [k = 0])``."""
+    r = c[k, j]
+    out[0] += s * m * (r[1] * g[2] - r[2] * g[1])
+    out[1] += s * m * (r[2] * g[0] - r[0] * g[2])
+    out[2] += s * m * (r[0] * g[1] - r[1] * g[0])
+    if k == 0:
+        for i in range(3):
+            out[3 + i] += s * m * g[i]
+
+
+@njit
+def _spatial_inertia_into(j, m, c, Ic, out):
+    """Dense ``M_j = [[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m I₃]]`` (order 0 only)."""
+    x, y, z = c[0, j, 0], c[0, j, 1], c[0, j, 2]
+    I = Ic[0, j]
+    # ĉ ĉᵀ = |c|² I − c cᵀ
+    cc = x * x + y * y + z * z
+    r = (x, y, z)
+    for a in range(3):
+        for b in range(3):
+            out[a, b] = I[a, b] + m * ((cc if a == b else 0.0) - r[a] * r[b])
+            out[3 + a, 3 + b] = m if a == b else 0.0
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, -m * z, m * y
+    out[1, 3], out[1, 4], out[1, 5] = m * z, 0.0, -m * x
+    out[2, 3], out[2, 4], out[2, 5] = -m * y, m * x, 0.0
+    for a in range(3):
+        for b in range(3):
+            out[3 + b, a] = out[a, 3 + b]
+
+
+@njit
+def _body_mass_jets(j, K, mass, com_b, J_b, C, V, binom, c, Ic):
+    """``c^(0..K+1)`` and ``I_c^(0..K)`` of body j, enough for ``Π^(0..K)``."""
+    _com_inertia_init(j, C, com_b, J_b, c, Ic)
+    for k in range(1, K + 2):
+        _com_order(j, k, V, binom, c)
+    for k in range(1, K + 1):
+        _rot_inertia_order(j, k, V, binom, Ic)
+
+
+def mass_jets_shapes(N, K):
+    """Shapes of ``(c, Ic, Pi)`` holding momentum jets up to order ``K``."""
+    return (K + 2, N, 3), (K + 1, N, 3, 3), (K + 1, N, 6)
+

@@ -1,0 +1,290 @@
+"""SE(3) and SO(3): the small, closed Lie-group API used everywhere (SPEC §1).
+
+Ordering, declared once for the whole package
+---------------------------------------------
+* twist ``V = (ω, v)``: angular part first, shape ``(6,)``;
+* wrench ``W = (m, f)``: moment first, power ``Wᵀ V``;
+* spatial (right-invariant) representation: ``[V] = Ċ C⁻¹``.
+
+Glossary
+--------
+======================  =====================================================
+``hat(V)``              ``[V]``: 3×3 skew matrix of a 3-vector, 4×4 of a twist
+``vee(X)``              inverse of ``hat``
+``exp(V)``, ``log(C)``  closed form on SE(3) (Rodrigues + left Jacobian)
+``exp_so3``/``log_so3``  the rotation parts
+``Ad(C)``               ``[[R, 0], [p̂R, R]]``, maps twists between frames
+``ad(V)``               ``[[ω̂, 0], [v̂, ω̂]]``, ``ad(V) X = [V, X]``
+``coad(V)``             ``ad(V)ᵀ``, acts on wrenches
+``inv(C)``, ``compose``  group inverse and product
+``transform_inertia``   ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``
+``spatial_inertia``     body inertia from mass, CoM and rotational inertia
+======================  =====================================================
+
+Public functions validate their arguments and return new arrays. The
+``_``-prefixed kernels below them do no checking and are compiled with numba;
+the recursions call those.
+"""
+
+import numpy as np
+
+from ._jit import njit
+from ._validate import as_array, check_pose, check_twist
+
+__all__ = [
+    "hat", "vee", "exp", "log", "exp_so3", "log_so3", "Ad", "ad", "coad",
+    "inv", "compose", "transform_inertia", "spatial_inertia",
+]
+
+# Below this angle sin θ/θ, (1−cos θ)/θ², (θ−sin θ)/θ³ and the log's
+# (1 − A/2B)/θ² are evaluated by their Taylor series, truncated after the θ⁸
+# term: the first omitted term is at most θ¹⁰/11! ≈ 2.5e-18 at θ = 0.1, below
+# float64 eps relative to the leading term. Above it the closed forms lose at
+# most ~6·eps/θ² ≈ 1.3e-13 relative (the cancellation in θ − sin θ), and that
+# coefficient multiplies an O(θ²) factor.
+SMALL_ANGLE = 0.1
+
+
+# ---------------------------------------------------------------- kernels --
+
+@njit
+def _abc(theta):
+    """``A = sin θ/θ``, ``B = (1 − cos θ)/θ²``, ``C = (θ − sin θ)/θ³``."""
+    t2 = theta * theta
+    if theta < SMALL_ANGLE:
+        A = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)))
+        B = 0.5 * (1.0 - t2 / 12.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0 * (1.0 - t2 / 90.0))))
+        C = (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0 * (1.0 - t2 / 110.0)))) / 6.0
+    else:
+        s = np.sin(theta)
+        A = s / theta
+        B = (1.0 - np.cos(theta)) / t2
+        C = (theta - s) / (t2 * theta)
+    return A, B, C
+
+
+@njit
+def _exp_se3_into(V, t, out):
+    """``out[:] = exp([V] t)`` for a twist ``V`` scaled by the scalar ``t``."""
+    wx, wy, wz = V[0] * t, V[1] * t, V[2] * t
+    vx, vy, vz = V[3] * t, V[4] * t, V[5] * t
+    theta = np.sqrt(wx * wx + wy * wy + wz * wz)
+    A, B, C = _abc(theta)
+    # ŵ² = w wᵀ − θ² I
+    xx, yy, zz = wx * wx, wy * wy, wz * wz
+    xy, xz, yz = wx * wy, wx * wz, wy * wz
+    t2 = theta * theta
+    out[0, 0] = 1.0 + B * (xx - t2)
+    out[1, 1] = 1.0 + B * (yy - t2)
+    out[2, 2] = 1.0 + B * (zz - t2)
+    out[0, 1] = -A * wz + B * xy
+    out[1, 0] = A * wz + B * xy
+    out[0, 2] = A * wy + B * xz
+    out[2, 0] = -A * wy + B * xz
+    out[1, 2] = -A * wx + B * yz
+    out[2, 1] = A * wx + B * yz
+    # p = (I + B ŵ + C ŵ²) v
+    cx = wy * vz - wz * vy
+    cy = wz * vx - wx * vz
+    cz = wx * vy - wy * vx
+    wv = wx * vx + wy * vy + wz * vz
+    out[0, 3] = vx + B * cx + C * (wx * wv - t2 * vx)
+    out[1, 3] = vy + B * cy + C * (wy * wv - t2 * vy)
+    out[2, 3] = vz + B * cz + C * (wz * wv - t2 * vz)
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit
+def _Ad_into(C, X, out):
+    """``out[:] = Ad_C X`` for a 4×4 pose ``C`` and twist ``X``."""
+    R = C[:3, :3]
+    for i in range(3):
+        out[i] = R[i, 0] * X[0] + R[i, 1] * X[1] + R[i, 2] * X[2]
+    px, py, pz = C[0, 3], C[1, 3], C[2, 3]
+    rx, ry, rz = out[0], out[1], out[2]
+    for i in range(3):
+        out[3 + i] = R[i, 0] * X[3] + R[i, 1] * X[4] + R[i, 2] * X[5]
+    out[3] += py * rz - pz * ry
+    out[4] += pz * rx - px * rz
+    out[5] += px * ry - py * rx
+
+
+@njit
+def _ad_acc(c, V, X, out):
+    """``out += c · ad_V X = c · [V, X] = c · (ω × ω_X, ω × v_X + v × ω_X)``."""
+    out[0] += c * (V[1] * X[2] - V[2] * X[1])
+    out[1] += c * (V[2] * X[0] - V[0] * X[2])
+    out[2] += c * (V[0] * X[1] - V[1] * X[0])
+    out[3] += c * (V[1] * X[5] - V[2] * X[4] + V[4] * X[2] - V[5] * X[1])
+    out[4] += c * (V[2] * X[3] - V[0] * X[5] + V[5] * X[0] - V[3] * X[2])
+    out[5] += c * (V[0] * X[4] - V[1] * X[3] + V[3] * X[1] - V[4] * X[0])
+
+
+@njit
+def _coad_acc(c, V, W, out):
+    """``out += c · ad_Vᵀ W = c · (−ω × m − v × f, −ω × f)``."""
+    out[0] -= c * (V[1] * W[2] - V[2] * W[1] + V[4] * W[5] - V[5] * W[4])
+    out[1] -= c * (V[2] * W[0] - V[0] * W[2] + V[5] * W[3] - V[3] * W[5])
+    out[2] -= c * (V[0] * W[1] - V[1] * W[0] + V[3] * W[4] - V[4] * W[3])
+    out[3] -= c * (V[1] * W[5] - V[2] * W[4])
+    out[4] -= c * (V[2] * W[3] - V[0] * W[5])
+    out[5] -= c * (V[0] * W[4] - V[1] * W[3])
+
+
+@njit
+def _inv_into(C, out):
+    """``out[:] = C⁻¹ = (Rᵀ, −Rᵀ p)``."""
+    for i in range(3):
+        for k in range(3):
+            out[i, k] = C[k, i]
+    for i in range(3):
+        out[i, 3] = -(C[0, i] * C[0, 3] + C[1, i] * C[1, 3] + C[2, i] * C[2, 3])
+        out[3, i] = 0.0
+    out[3, 3] = 1.0
+
+
+# ------------------------------------------------------------- public API --
+
+def hat(x):
+    """Skew matrix: ``(3,) → (3, 3)`` or twist ``(6,) → [V]`` of shape ``(4, 4)``."""
+    x = as_array(x, "x")
+    if x.shape == (3,):
+        return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
+    if x.shape == (6,):
+        out = np.zeros((4, 4))
+        out[:3, :3] = hat(x[:3])
+        out[:3, 3] = x[3:]
+        return out
+    raise ValueError(f"x: expected shape (3,) or (6,), got {x.shape}")
+
+
+def vee(X):
+    """Inverse of :func:`hat`: ``(3, 3) → (3,)`` or ``(4, 4) → (6,)``."""
+    X = as_array(X, "X")
+    if X.shape == (3, 3):
+        return np.array([X[2, 1], X[0, 2], X[1, 0]])
+    if X.shape == (4, 4):
+        return np.concatenate([vee(X[:3, :3]), X[:3, 3]])
+    raise ValueError(f"X: expected shape (3, 3) or (4, 4), got {X.shape}")
+
+
+def exp(V):
+    """``exp([V])`` on SE(3) in closed form, ``(6,) → (4, 4)``."""
+    V = check_twist(V, "V")
+    out = np.empty((4, 4))
+    _exp_se3_into(V, 1.0, out)
+    return out
+
+
+def exp_so3(w):
+    """Rodrigues' formula, ``(3,) → (3, 3)``."""
+    w = as_array(w, "w", shape=(3,))
+    return exp(np.concatenate([w, np.zeros(3)]))[:3, :3]
+
+
+def log_so3(R):
+    """Principal logarithm of a rotation, ``(3, 3) → (3,)`` with ``|w| ≤ π``.
+
+    Uses ``θ = atan2(|s|, cos θ)`` with ``s = vee(R − Rᵀ)/2 = sin θ · e``; near
+    ``θ = π`` the axis comes from the symmetric part, where ``s`` has lost it.
+    """
+    R = as_array(R, "R", shape=(3, 3))
+    s = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    c = 0.5 * (np.trace(R) - 1.0)
+    sn = np.linalg.norm(s)
+    theta = np.arctan2(sn, c)
+    if theta < np.pi - SMALL_ANGLE:
+        A = _abc(theta)[0]
+        return s / A
+    # e eᵀ = (sym(R) − cos θ I) / (1 − cos θ); take the best-conditioned column
+    E = (0.5 * (R + R.T) - c * np.eye(3)) / (1.0 - c)
+    i = int(np.argmax(np.diag(E)))
+    e = E[:, i] / np.sqrt(E[i, i])
+    if e @ s < 0.0:
+        e = -e
+    return theta * e
+
+
+def log(C):
+    """Principal logarithm on SE(3), ``(4, 4) → (6,)``; inverse of :func:`exp`."""
+    C = check_pose(C, "C")
+    w = log_so3(C[:3, :3])
+    theta = np.linalg.norm(w)
+    if theta < SMALL_ANGLE:
+        t2 = theta * theta
+        D = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0
+    else:
+        A, B, _ = _abc(theta)
+        D = (1.0 - A / (2.0 * B)) / (theta * theta)
+    W = hat(w)
+    Jinv = np.eye(3) - 0.5 * W + D * (W @ W)
+    return np.concatenate([w, Jinv @ C[:3, 3]])
+
+
+def inv(C):
+    """Group inverse ``C⁻¹ = (Rᵀ, −Rᵀ p)``."""
+    C = check_pose(C, "C")
+    out = np.empty((4, 4))
+    _inv_into(C, out)
+    return out
+
+
+def compose(A, B):
+    """Group product ``A B``."""
+    return check_pose(A, "A") @ check_pose(B, "B")
+
+
+def Ad(C):
+    """Adjoint ``Ad_C = [[R, 0], [p̂ R, R]]``, ``(4, 4) → (6, 6)``."""
+    C = check_pose(C, "C")
+    R = C[:3, :3]
+    out = np.zeros((6, 6))
+    out[:3, :3] = R
+    out[3:, 3:] = R
+    out[3:, :3] = hat(C[:3, 3]) @ R
+    return out
+
+
+def ad(V):
+    """Lie-bracket matrix ``ad_V = [[ω̂, 0], [v̂, ω̂]]``, ``(6,) → (6, 6)``."""
+    V = check_twist(V, "V")
+    out = np.zeros((6, 6))
+    out[:3, :3] = hat(V[:3])
+    out[3:, 3:] = out[:3, :3]
+    out[3:, :3] = hat(V[3:])
+    return out
+
+
+def coad(V):
+    """Co-adjoint ``ad_Vᵀ``, the action of a twist on wrenches."""
+    return ad(V).T
+
+
+def transform_inertia(C, Mb):
+    """Inertia of a body at pose ``C`` in the frame ``C`` is measured from:
+    ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``."""
+    A = Ad(inv(C))
+    Mb = as_array(Mb, "Mb", shape=(6, 6))
+    return A.T @ Mb @ A
+
+
+def spatial_inertia(mass, com, inertia_at_com):
+    """Body inertia ``Mᵇ`` (6×6, angular first) of a rigid body.
+
+    ``Mᵇ = [[J + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m I₃]]`` with ``c`` the centre of mass and
+    ``J`` the rotational inertia about it, both in the body frame. Physical
+    validity is checked where the inertia enters a model
+    (:meth:`liedyn.Model.add_body`).
+    """
+    m = float(as_array(mass, "mass", shape=()))
+    c = hat(as_array(com, "com", shape=(3,)))
+    J = as_array(inertia_at_com, "inertia_at_com", shape=(3, 3))
+    out = np.empty((6, 6))
+    out[:3, :3] = J + m * c @ c.T
+    out[:3, 3:] = m * c
+    out[3:, :3] = m * c.T
+    out[3:, 3:] = m * np.eye(3)
+    return out

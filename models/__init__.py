@@ -1,0 +1,1 @@
+"""Robot models built on :class:`liedyn.Model`."""
