@@ -1,0 +1,111 @@
+"""The Pinocchio oracle's conversions: state round trip, body poses and the
+velocity map ``T`` (``v_pin = T ν``) against Pinocchio's own kinematics."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import liedyn
+from models.aerial_manipulator import aerial_manipulator
+from models.trees import random_tree
+from tests.helpers import assert_close
+from tests.pinocchio_oracle import depth_first_order, to_pinocchio
+
+# Every quantity below is O(1) and produced by a handful of 4×4 products:
+# agreement is to a few hundred eps.
+TOL = 1e-12
+
+
+def _models():
+    return [
+        ("aerial", aerial_manipulator(), 0),
+        ("tree-floating", random_tree(np.random.default_rng(101), 8, floating_base=True), 1),
+        ("tree-fixed", random_tree(np.random.default_rng(102), 8, floating_base=False), 2),
+        ("chain-fixed", random_tree(np.random.default_rng(103), 5, floating_base=False,
+                                    shuffle=False), 3),
+    ]
+
+
+def _state(model, rng):
+    C0 = liedyn.se3.exp(rng.normal(size=6)) if model.floating_base else None
+    Vb = rng.normal(size=(2, 6)) if model.floating_base else None
+    return C0, Vb, rng.normal(size=(3, model.n_joints))
+
+
+def test_depth_first_order_is_a_preorder_with_contiguous_subtrees():
+    parent = random_tree(np.random.default_rng(5), 30).body_parent
+    order = depth_first_order(parent)
+    assert sorted(order) == list(range(30))
+    pos = np.empty(30, int)
+    pos[order] = np.arange(30)
+    for j in range(1, 30):
+        assert pos[parent[j]] < pos[j]
+    # subtree of each body occupies a contiguous block right after it
+    for j in range(30):
+        sub = [k for k in range(30) if j in _ancestors(parent, k)]
+        assert sorted(pos[sub]) == list(range(pos[j], pos[j] + len(sub)))
+
+
+def _ancestors(parent, k):
+    out = []
+    while k >= 0:
+        out.append(k)
+        k = parent[k]
+    return out
+
+
+@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
+def test_state_round_trip(name, model, seed):
+    rng = np.random.default_rng(200 + seed)
+    pm = to_pinocchio(model)
+    C0, Vb, q = _state(model, rng)
+    qp, vp, ap = pm.state_to_pin(C0, Vb, q)
+    assert qp.shape == (pm.model.nq,) and vp.shape == ap.shape == (pm.model.nv,)
+    C0r, Vbr, qr = pm.state_from_pin(qp, vp, ap)
+    assert_close(C0r, C0 if model.floating_base else model.home_pose, rtol=0, atol=TOL, what="C0")
+    assert_close(Vbr, Vb if model.floating_base else np.zeros((2, 6)), rtol=0, atol=TOL, what="V0")
+    assert_close(qr, q, rtol=0, atol=TOL, what="q")
+
+
+@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
+def test_body_poses_match_forward_kinematics(name, model, seed):
+    rng = np.random.default_rng(300 + seed)
+    pm = to_pinocchio(model)
+    C0, Vb, q = _state(model, rng)
+    qp, _, _ = pm.state_to_pin(C0, Vb, q)
+    fk = liedyn.forward_kinematics(model, C0, None if Vb is None else Vb[:1], q[:2], 0)
+    assert_close(pm.body_poses(qp), fk.body_pose, rtol=0, atol=TOL, what="body poses")
+
+
+@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
+def test_velocity_map_gives_pinocchio_body_velocities(name, model, seed):
+    """Pinocchio's joint-frame velocities and classical accelerations, mapped to
+    the world, equal liedyn's spatial twists and their derivatives."""
+    rng = np.random.default_rng(400 + seed)
+    pm = to_pinocchio(model)
+    C0, Vb, q = _state(model, rng)
+    qp, vp, ap = pm.state_to_pin(C0, Vb, q)
+    pin.forwardKinematics(pm.model, pm.data, qp, vp, ap)
+    fk = liedyn.forward_kinematics(model, C0, Vb, q, 1)
+    for j in range(model.n_bodies):
+        i = int(pm.joint_id[j])
+        if i == 0:
+            continue
+        Ad = liedyn.se3.Ad(pm.data.oMi[i].homogeneous)
+        # spatial twist = Ad_O (ω_local, v_local); Pinocchio's data.a is the
+        # derivative of the local twist, and d/dt(Ad_O V_l) = Ad_O V̇_l.
+        Vw = Ad @ np.concatenate([pm.data.v[i].angular, pm.data.v[i].linear])
+        Aw = Ad @ np.concatenate([pm.data.a[i].angular, pm.data.a[i].linear])
+        assert_close(Vw, fk.twist[0, j], rtol=0, atol=TOL * 10, what=f"V body {j}")
+        assert_close(Aw, fk.twist[1, j], rtol=0, atol=TOL * 10, what=f"dV body {j}")
+
+
+def test_fixed_base_pose_is_baked_into_placements():
+    rng = np.random.default_rng(6)
+    model = random_tree(rng, 5, floating_base=False)
+    C0 = liedyn.se3.exp(rng.normal(size=6))
+    pm = to_pinocchio(model, base_pose=C0)
+    q = rng.normal(size=model.n_joints)
+    fk = liedyn.forward_kinematics(model, C0, None, np.stack([q, q]), 0)
+    assert_close(pm.body_poses(pm.config_to_pin(None, q)), fk.body_pose, rtol=0, atol=TOL,
+                 what="poses with a non-home fixed base")
