@@ -2,6 +2,8 @@
 on Lie groups (spatial twists, base on the whole of SE(3))."""
 
 from . import se3
+from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
+                          coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
 from .inverse import InverseDynamicsResult, inverse_dynamics
 from .kinematics import KinematicsResult, forward_kinematics
 from .model import Model, Prismatic, Revolute, check_inertia
@@ -10,5 +12,7 @@ __all__ = [
     "se3", "Model", "Revolute", "Prismatic", "check_inertia",
     "forward_kinematics", "KinematicsResult",
     "inverse_dynamics", "InverseDynamicsResult",
+    "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
+    "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
 ]
 __version__ = "0.1.0"

@@ -1,0 +1,390 @@
+"""Closed-form equations of motion and their time derivatives to any order
+(SPEC §7, Proposition 1 and Lemma 1).
+
+    M(Q) ν̇ + C(Q, ν) ν + B ν + g(Q) = τ̄ + Sᵀ G_c W_app,      τ̄ = (W₀, τ)
+
+with ``ν = (V₀, q̇)`` (spatial base twist first) for a floating base and
+``ν = q̇`` for a fixed one, and
+
+    M = Sᵀ G_c M G_p S + diag(0, I_a)
+    C = Sᵀ G_c M G_p Ṡ − Sᵀ G_c ad_Vᵀ M G_p S
+    g = − Sᵀ G_c M G_I,          B = diag(0, b)
+
+Glossary
+--------
+==========  ==================  ==============================================
+``S``       (r+2, N, 6)         joint screw jets ``S_j^(k)`` (§3)
+``V``       (r+2, N, 6)         body twist jets ``V_j^(k)``
+``Mc``      (r+1, N, 6, 6)      composite inertia jets ``M^C_d = Σ_{k∈sub(d)} M_k``
+``Bc``      (r+1, N, 6, 6)      ``B^C_d = Σ_{k∈sub(d)} ad_{V_k}ᵀ M_k`` and its jets
+``Wc``      (r+1, N, 6)         composite applied wrench jets ``Σ_{k∈sub(d)} W_app,k``
+``F``       (r+1, 6)            ``(M^C_a S_a)^(m)`` of the current body ``a``
+``P``       (r+1, 6)            ``(B^Cᵀ_a S_a)^(m)``
+``Z``       (r+1, 6)            ``(M^C_a Ṡ_a − B^C_a S_a)^(m)``
+``nv``                          ``6 + n`` (floating base) or ``n`` (fixed)
+==========  ==================  ==============================================
+
+Assembly without dense 6N × 6N products. ``G_p`` has ``I₆`` at block
+``(i, k)`` when ``k`` is ``i`` or an ancestor of ``i``, so for block-diagonal
+``X`` the block ``(a, b)`` of ``Sᵀ G_c X G_p Y`` is
+``S_aᵀ (Σ_{k ∈ sub(a) ∩ sub(b)} X_k) Y_b``. Two subtrees intersect only when
+one root is an ancestor-or-self of the other, and then in the subtree of the
+deeper root ``d``. Hence, with composites accumulated leaves first through
+``body_parent`` (no assumption that a subtree has contiguous indices),
+
+    M_ab = S_aᵀ M^C_d S_b,   C_ab = S_aᵀ (M^C_d Ṡ_b − B^C_d S_b),
+    g_a  = −S_aᵀ M^C_a G,    (Sᵀ G_c W_app)_a = S_aᵀ W^C_a
+
+and every other block is zero. Each body ``a`` walks its ancestors once:
+O(N · depth) blocks. The base column block has ``S_0 = I₆``, ``Ṡ_0 = 0``.
+
+Time derivatives: ``B_j = ad_{V_j}ᵀ M_j`` and ``Ṁ_j = −(B_j + B_jᵀ)``
+(SPEC §4), so
+
+    B_j^(k)   = Σ_l C(k, l) ad_{V_j^(l)}ᵀ M_j^(k−l),    M_j^(k+1) = −(B_j^(k) + B_j^(k)ᵀ)
+
+and every block above is a product of jets, differentiated by Leibniz.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._jit import njit
+from ._validate import as_array, check_order, check_pose, check_twist
+from .inertia import _com_inertia_init, _spatial_inertia_into
+from .kinematics import _kinematics
+from .se3 import _coad_acc, inv
+from .workspace import binomials, check_applied, check_jet, check_state
+
+__all__ = [
+    "ClosedFormJets", "closed_form_jets", "closed_form_inverse_dynamics",
+    "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
+]
+
+
+# ---------------------------------------------------------------- kernels --
+
+@njit
+def _inertia_jets(r, mass, com_b, J_b, C, V, binom, c, Ic, Mc, Bc):
+    """Each body's world inertia jet ``M_j^(0..r)`` and ``B_j^(0..r)``."""
+    for j in range(C.shape[0]):
+        _com_inertia_init(j, C, com_b, J_b, c, Ic)
+        _spatial_inertia_into(j, mass[j], c, Ic, Mc[0, j])
+        for k in range(r + 1):
+            if k >= 1:
+                for a in range(6):
+                    for b in range(6):
+                        Mc[k, j, a, b] = -(Bc[k - 1, j, a, b] + Bc[k - 1, j, b, a])   # SPEC §4
+            Bc[k, j] = 0.0
+            for l in range(k + 1):
+                for col in range(6):                     # B^(k) = Σ C(k,l) ad_{V^(l)}ᵀ M^(k−l)
+                    _coad_acc(binom[k, l], V[l, j], Mc[k - l, j, :, col], Bc[k, j, :, col])
+
+
+@njit
+def _composite(r, parent, Mc, Bc, Wc):
+    """Subtree sums, leaves first (``parent[j] < j``)."""
+    for j in range(parent.shape[0] - 1, 0, -1):
+        p = parent[j]
+        for k in range(r + 1):
+            for a in range(6):
+                Wc[k, p, a] += Wc[k, j, a]
+                for b in range(6):
+                    Mc[k, p, a, b] += Mc[k, j, a, b]
+                    Bc[k, p, a, b] += Bc[k, j, a, b]
+
+
+@njit
+def _dot6(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+@njit
+def _body_products(a, r, binom, S, Mc, Bc, F, P, Z):
+    """Jets of ``F = M^C_a S_a``, ``P = B^Cᵀ_a S_a``, ``Z = M^C_a Ṡ_a − B^C_a S_a``."""
+    for m in range(r + 1):
+        F[m] = 0.0
+        P[m] = 0.0
+        Z[m] = 0.0
+        for l in range(m + 1):
+            bn = binom[m, l]
+            s0 = S[l, a]
+            s1 = S[l + 1, a]
+            M = Mc[m - l, a]
+            B = Bc[m - l, a]
+            for i in range(6):
+                f = 0.0
+                p = 0.0
+                z = 0.0
+                for k in range(6):
+                    f += M[i, k] * s0[k]
+                    p += B[k, i] * s0[k]
+                    z += M[i, k] * s1[k] - B[i, k] * s0[k]
+                F[m, i] += bn * f
+                P[m, i] += bn * p
+                Z[m, i] += bn * z
+
+
+@njit
+def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, gq, Qq):
+    """Fill the jets of ``M``, ``C``, ``g`` and ``Sᵀ G_c W_app`` (no armature)."""
+    for a in range(1, parent.shape[0]):
+        ca = off + a - 1
+        _body_products(a, r, binom, S, Mc, Bc, F, P, Z)
+        for k in range(r + 1):
+            gq[k, ca] = -_dot6(F[k], G)                                    # SPEC §7: g_a = −S_aᵀ M^C_a G
+            acc = 0.0
+            for i in range(k + 1):
+                acc += binom[k, i] * _dot6(S[i, a], Wc[k - i, a])          # SPEC §7: S_aᵀ W^C_a
+            Qq[k, ca] = acc
+        d = a
+        while d >= 1:                                                      # d: a and its ancestors
+            cd = off + d - 1
+            for k in range(r + 1):
+                m = 0.0
+                cad = 0.0
+                cda = 0.0
+                for i in range(k + 1):
+                    bn = binom[k, i]
+                    m += bn * _dot6(S[i, d], F[k - i])                     # SPEC §7: S_dᵀ M^C_a S_a
+                    if want_c:
+                        cad += bn * (_dot6(F[k - i], S[i + 1, d]) - _dot6(P[k - i], S[i, d]))
+                        cda += bn * _dot6(S[i, d], Z[k - i])
+                Mq[k, cd, ca] = m
+                Mq[k, ca, cd] = m
+                if want_c:
+                    Cq[k, ca, cd] = cad                # S_aᵀ (M^C_a Ṡ_d − B^C_a S_d)
+                    if d != a:
+                        Cq[k, cd, ca] = cda            # S_dᵀ (M^C_a Ṡ_a − B^C_a S_a)
+            d = parent[d]
+        if off:                                        # base column block: S_0 = I₆, Ṡ_0 = 0
+            for k in range(r + 1):
+                for i in range(6):
+                    Mq[k, i, ca] = F[k, i]
+                    Mq[k, ca, i] = F[k, i]
+                    if want_c:
+                        Cq[k, ca, i] = -P[k, i]
+                        Cq[k, i, ca] = Z[k, i]
+    if off:
+        for k in range(r + 1):
+            for i in range(6):
+                acc = 0.0
+                for l in range(6):
+                    Mq[k, i, l] = Mc[k, 0, i, l]
+                    if want_c:
+                        Cq[k, i, l] = -Bc[k, 0, i, l]
+                    acc += Mc[k, 0, i, l] * G[l]
+                gq[k, i] = -acc
+                Qq[k, i] = Wc[k, 0, i]
+
+
+@njit
+def _closed_form(parent, Y, H, mass, com_b, J_b, arm, G, F0, Vb, q, Wapp, r, off, want_c,
+                 binom, Fp, C, S, V, c, Ic, Mc, Bc, F, P, Z, Mq, Cq, gq, Qq):
+    _kinematics(parent, Y, H, F0, Vb, q, r + 1, binom, Fp, C, S, V)
+    _inertia_jets(r, mass, com_b, J_b, C, V, binom, c, Ic, Mc, Bc)
+    _composite(r, parent, Mc, Bc, Wapp)
+    _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wapp, G, F, P, Z, Mq, Cq, gq, Qq)
+    for j in range(1, parent.shape[0]):
+        Mq[0, off + j - 1, off + j - 1] += arm[j]                          # SPEC §5: armature on M's diagonal
+
+
+# ------------------------------------------------------------- public API --
+
+@dataclass(frozen=True)
+class ClosedFormJets:
+    """Jets of the closed-form equations of motion, ``nv = 6 + n`` (floating
+    base, base block first) or ``n`` (fixed base).
+
+    Attributes
+    ----------
+    mass : (order+1, nv, nv)
+        ``M^(k)``, full and symmetric; ``M^(0)`` includes the armature.
+    coriolis : (order+1, nv, nv)
+        ``C^(k)`` of the admissible ``C`` of Lemma 1 (``Ṁ − 2C`` skew).
+    gravity : (order+1, nv)
+        ``g^(k)``.
+    damping : (nv, nv)
+        ``B = diag(0₆, b)``, constant.
+    applied_force : (order+1, nv)
+        ``(Sᵀ G_c W_app)^(k)``, the generalised force of the applied wrenches.
+    velocity : (order+2, nv)
+        ``ν^(k) = (V₀^(k), q^(k+1))``.
+    """
+
+    mass: np.ndarray
+    coriolis: np.ndarray
+    gravity: np.ndarray
+    damping: np.ndarray
+    applied_force: np.ndarray
+    velocity: np.ndarray
+
+    @property
+    def order(self):
+        return self.mass.shape[0] - 1
+
+
+def damping_matrix(model):
+    """``B = diag(0₆, b)`` (floating base) or ``diag(b)`` (fixed), ``(nv, nv)``."""
+    model.require_bodies()
+    off = 6 if model.floating_base else 0
+    B = np.zeros((model.nv, model.nv))
+    idx = np.arange(off, model.nv)
+    B[idx, idx] = model.joint_damping[1:]
+    return B
+
+
+def _run(model, C0, Vb, qj, Wapp, r, want_c):
+    N, nv = model.n_bodies, model.nv
+    off = 6 if model.floating_base else 0
+    Mq = np.zeros((r + 1, nv, nv))
+    Cq = np.zeros((r + 1, nv, nv))
+    gq = np.empty((r + 1, nv))
+    Qq = np.empty((r + 1, nv))
+    _closed_form(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
+                 model.body_com, model.body_rot_inertia, model.joint_armature,
+                 model.gravity_twist, C0 @ inv(model.home_pose), Vb, qj, Wapp, r, off, want_c,
+                 binomials(r + 2), np.empty((N, 4, 4)), np.empty((N, 4, 4)),
+                 np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)), np.empty((1, N, 3)),
+                 np.empty((1, N, 3, 3)), np.empty((r + 1, N, 6, 6)), np.empty((r + 1, N, 6, 6)),
+                 np.empty((r + 1, 6)), np.empty((r + 1, 6)), np.empty((r + 1, 6)),
+                 Mq, Cq, gq, Qq)
+    return Mq, Cq, gq, Qq
+
+
+def closed_form_jets(model, base_pose, base_twist, q, order, applied=None):
+    """``M^(k)``, ``C^(k)``, ``g^(k)`` for ``k = 0..order`` along a motion.
+
+    The ``r``-th derivative of the equations of motion (SPEC §7) is
+
+        Σ_k C(r, k) (M^(r−k) ν^(k+1) + C^(r−k) ν^(k)) + B ν^(r) + g^(r)
+            = τ̄^(r) + (Sᵀ G_c W_app)^(r)
+
+    (see :func:`closed_form_inverse_dynamics`).
+
+    Parameters
+    ----------
+    model : Model
+    base_pose : (4, 4) or None
+        Base pose (``None``: ``model.home_pose``).
+    base_twist : (order+2, 6) or None
+        Spatial base twist jet ``V₀^(0..order+1)``; ``None`` for a fixed base.
+    q : (order+3, n)
+        Joint jet ``q^(0..order+2)``.
+    order : int ≥ 0
+    applied : (order+1, N, 6), optional
+        Spatial applied wrench jets on each body.
+
+    Returns
+    -------
+    ClosedFormJets
+
+    Notes
+    -----
+    Cost O(N · depth · order²) for the matrices, plus O(N · order²) for the
+    body jets; the output itself is O(order · nv²).
+    """
+    r = check_order(order)
+    C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 2, r + 3)
+    Wapp = check_applied(model, applied, r + 1).copy()
+    Mq, Cq, gq, Qq = _run(model, C0, Vb, qj, Wapp, r, True)
+    nu = np.concatenate([Vb, qj[1:]], axis=1) if model.floating_base else qj[1:].copy()
+    return ClosedFormJets(mass=Mq, coriolis=Cq, gravity=gq, damping=damping_matrix(model),
+                          applied_force=Qq, velocity=nu)
+
+
+def closed_form_inverse_dynamics(jets, acceleration=None):
+    """Generalised forces ``τ̄^(0..order)`` from the closed-form equations.
+
+    ``τ̄^(r) = Σ_k C(r, k)(M^(r−k) ν^(k+1) + C^(r−k) ν^(k)) + B ν^(r) + g^(r)
+    − (Sᵀ G_c W_app)^(r)``; for a floating base ``τ̄ = (W₀, τ)``.
+
+    Parameters
+    ----------
+    jets : ClosedFormJets
+    acceleration : (order+1, nv), optional
+        ``ν^(1..order+1)`` to use instead of ``jets.velocity[1:]`` (for
+        instance candidate accelerations); ``jets.velocity[0]`` is the
+        velocity the matrices were evaluated at.
+
+    Returns
+    -------
+    (order+1, nv)
+    """
+    if not isinstance(jets, ClosedFormJets):
+        raise TypeError(f"jets: expected ClosedFormJets, got {type(jets).__name__}")
+    r = jets.order
+    nu = jets.velocity
+    if acceleration is not None:
+        nu = np.concatenate([nu[:1], check_jet(acceleration, "acceleration", nu[1:].shape)])
+    binom = binomials(r)
+    out = np.empty((r + 1, nu.shape[1]))
+    for s in range(r + 1):
+        acc = jets.gravity[s] - jets.applied_force[s] + jets.damping @ nu[s]   # SPEC §7
+        for k in range(s + 1):
+            acc = acc + binom[s, k] * (jets.mass[s - k] @ nu[k + 1] + jets.coriolis[s - k] @ nu[k])
+        out[s] = acc
+    return out
+
+
+def _state(model, base_pose, base_twist, q, qd):
+    """Order-0 state ``(C0, V₀, q, q̇)`` as the jets the kernels take."""
+    model.require_bodies()
+    n = model.n_joints
+    C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
+    Vb = np.zeros((2, 6))
+    if model.floating_base:
+        if base_twist is None:
+            raise ValueError("base_twist: a floating base needs its spatial twist, shape (6,)")
+        Vb[0] = check_twist(base_twist, "base_twist")
+    elif base_twist is not None and np.any(check_twist(base_twist, "base_twist")):
+        raise ValueError("base_twist: a fixed base does not move; pass None")
+    qj = np.zeros((3, n))
+    qj[0] = as_array(q, "q", shape=(n,))
+    if qd is not None:
+        qj[1] = as_array(qd, "qd", shape=(n,))
+    return C0, Vb, qj
+
+
+def mass_matrix(model, base_pose, q):
+    """Joint-space mass matrix ``M(Q) = Sᵀ G_c M G_p S + diag(0, I_a)`` (SPEC §7).
+
+    Parameters
+    ----------
+    model : Model
+    base_pose : (4, 4) or None
+    q : (n,)
+
+    Returns
+    -------
+    (nv, nv) symmetric positive definite; base block first for a floating base.
+    """
+    C0, Vb, qj = _state(model, base_pose, None if not model.floating_base else np.zeros(6), q, None)
+    return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, False)[0][0]
+
+
+def coriolis_matrix(model, base_pose, base_twist, q, qd):
+    """Lemma 1's admissible ``C(Q, ν) = Sᵀ G_c M G_p Ṡ − Sᵀ G_c ad_Vᵀ M G_p S``,
+    for which ``Ṁ − 2C`` is skew-symmetric.
+
+    Parameters
+    ----------
+    model : Model
+    base_pose : (4, 4) or None
+    base_twist : (6,) or None
+        Spatial base twist ``V₀``; ``None`` for a fixed base.
+    q, qd : (n,)
+
+    Returns
+    -------
+    (nv, nv)
+    """
+    C0, Vb, qj = _state(model, base_pose, base_twist, q, qd)
+    return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, True)[1][0]
+
+
+def gravity_vector(model, base_pose, q):
+    """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``."""
+    C0, Vb, qj = _state(model, base_pose, None if not model.floating_base else np.zeros(6), q, None)
+    return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, False)[2][0]
