@@ -6,9 +6,17 @@ that numba compiles, and decorated with :func:`njit`. With numba installed
 Without it the package still imports and runs the same code interpreted,
 which is slow, and says once how to get the compiled path.
 Set ``NUMBA_DISABLE_JIT=1`` to step through kernels in a debugger.
+
+Numba keys a cached kernel on its own source file only, so a kernel whose
+inlined helpers live in another module would survive a change to them. The
+cache therefore lives in a directory named after a hash of every source file
+of the package: any edit starts a fresh cache.
 """
 
+import hashlib
+import os
 import warnings
+from pathlib import Path
 
 try:
     import numba as _numba
@@ -24,8 +32,32 @@ except ImportError:  # pragma: no cover - exercised only without numba
 HAVE_NUMBA = _numba is not None
 
 
-def njit(fn):
-    """Compile ``fn`` with numba (cached, no Python fallback) when available."""
+def _cache_dir():
+    pkg = Path(__file__).resolve().parent
+    h = hashlib.sha1()
+    for f in sorted(pkg.rglob("*.py")):
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(f.read_bytes())
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return str(root / "liedyn" / f"numba-{h.hexdigest()[:16]}")
+
+
+CACHE_DIR = _cache_dir() if HAVE_NUMBA else None
+
+
+def njit(fn=None, *, inline=False):
+    """Compile ``fn`` with numba (cached, no Python fallback) when available.
+
+    ``inline=True`` inlines the function into its callers at numba's IR level,
+    for the small per-body helpers called in the innermost loops.
+    """
+    if fn is None:
+        return lambda f: njit(f, inline=inline)
     if _numba is None:  # pragma: no cover
         return fn
-    return _numba.njit(cache=True, nogil=True)(fn)
+    saved = _numba.config.CACHE_DIR
+    _numba.config.CACHE_DIR = CACHE_DIR
+    try:
+        return _numba.njit(cache=True, nogil=True, inline="always" if inline else "never")(fn)
+    finally:
+        _numba.config.CACHE_DIR = saved

@@ -31,7 +31,7 @@ first. ``I_c^(k)`` stays symmetric: ``ω̂ I − I ω̂ = X + Xᵀ`` with ``X = 
 from ._jit import njit
 
 
-@njit
+@njit(inline=True)
 def _com_inertia_init(j, C, com_b, J_b, c, Ic):
     """``c_j = R com + p`` and ``I_c = R J Rᵀ`` from the body pose ``C_j``."""
     R = C[j, :3, :3]
@@ -46,7 +46,7 @@ def _com_inertia_init(j, C, com_b, J_b, c, Ic):
             Ic[0, j, i, k] = acc
 
 
-@njit
+@njit(inline=True)
 def _com_order(j, k, V, binom, c):
     """``c_j^(k)``, k ≥ 1, from ``c^(0..k-1)`` and ``V^(0..k-1)``."""
     x = V[k - 1, j, 3]
@@ -64,29 +64,44 @@ def _com_order(j, k, V, binom, c):
     c[k, j, 2] = z
 
 
-@njit
+@njit(inline=True)
 def _rot_inertia_order(j, k, V, binom, Ic):
-    """``I_c,j^(k)``, k ≥ 1, from ``I_c^(0..k-1)`` and ``ω^(0..k-1)``."""
-    out = Ic[k, j]
-    out[:, :] = 0.0
+    """``I_c,j^(k)``, k ≥ 1, from ``I_c^(0..k-1)`` and ``ω^(0..k-1)``.
+
+    ``ω̂ I − I ω̂ = X + Xᵀ`` with ``X = ω̂ I``, so only the six entries of the
+    symmetric result are accumulated.
+    """
+    xx = yy = zz = xy = xz = yz = 0.0
     for a in range(k):
         b = binom[k - 1, a]
-        w = V[a, j]
+        w0, w1, w2 = V[a, j, 0], V[a, j, 1], V[a, j, 2]
         I = Ic[k - 1 - a, j]
-        for col in range(3):
-            # X[:, col] = ω × I[:, col];  out += b (X + Xᵀ)
-            x0 = b * (w[1] * I[2, col] - w[2] * I[1, col])
-            x1 = b * (w[2] * I[0, col] - w[0] * I[2, col])
-            x2 = b * (w[0] * I[1, col] - w[1] * I[0, col])
-            out[0, col] += x0
-            out[1, col] += x1
-            out[2, col] += x2
-            out[col, 0] += x0
-            out[col, 1] += x1
-            out[col, 2] += x2
+        # X[r, col] = (ω × I[:, col])_r
+        X00 = w1 * I[2, 0] - w2 * I[1, 0]
+        X11 = w2 * I[0, 1] - w0 * I[2, 1]
+        X22 = w0 * I[1, 2] - w1 * I[0, 2]
+        X01 = w1 * I[2, 1] - w2 * I[1, 1]
+        X10 = w2 * I[0, 0] - w0 * I[2, 0]
+        X02 = w1 * I[2, 2] - w2 * I[1, 2]
+        X20 = w0 * I[1, 0] - w1 * I[0, 0]
+        X12 = w2 * I[0, 2] - w0 * I[2, 2]
+        X21 = w0 * I[1, 1] - w1 * I[0, 1]
+        xx += b * 2.0 * X00
+        yy += b * 2.0 * X11
+        zz += b * 2.0 * X22
+        xy += b * (X01 + X10)
+        xz += b * (X02 + X20)
+        yz += b * (X12 + X21)
+    out = Ic[k, j]
+    out[0, 0] = xx
+    out[1, 1] = yy
+    out[2, 2] = zz
+    out[0, 1] = out[1, 0] = xy
+    out[0, 2] = out[2, 0] = xz
+    out[1, 2] = out[2, 1] = yz
 
 
-@njit
+@njit(inline=True)
 def _momentum_order(j, k, m, V, c, Ic, binom, Pi):
     """``Π_j^(k) = (h^(k), p^(k))``; needs ``c^(0..k+1)``, ``I_c^(0..k)``, ``V^(0..k)``."""
     hx = 0.0
@@ -110,7 +125,7 @@ def _momentum_order(j, k, m, V, c, Ic, binom, Pi):
         Pi[k, j, 3 + i] = m * c[k + 1, j, i]
 
 
-@njit
+@njit(inline=True)
 def _gravity_wrench_acc(s, j, k, m, g, c, out):
     """``out += s · M_j^(k) G = s · (c^(k) × m g⃗, m g⃗ [k = 0])``."""
     r = c[k, j]
@@ -122,7 +137,7 @@ def _gravity_wrench_acc(s, j, k, m, g, c, out):
             out[3 + i] += s * m * g[i]
 
 
-@njit
+@njit(inline=True)
 def _spatial_inertia_into(j, m, c, Ic, out):
     """Dense ``M_j = [[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m I₃]]`` (order 0 only)."""
     x, y, z = c[0, j, 0], c[0, j, 1], c[0, j, 2]
@@ -142,7 +157,7 @@ def _spatial_inertia_into(j, m, c, Ic, out):
             out[3 + b, a] = out[a, 3 + b]
 
 
-@njit
+@njit(inline=True)
 def _body_mass_jets(j, K, mass, com_b, J_b, C, V, binom, c, Ic):
     """``c^(0..K+1)`` and ``I_c^(0..K)`` of body j, enough for ``Π^(0..K)``."""
     _com_inertia_init(j, C, com_b, J_b, c, Ic)

@@ -27,7 +27,6 @@ from ._jit import njit
 from ._validate import check_order
 from .inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from .kinematics import _kinematics
-from .se3 import inv
 from .workspace import binomials, check_applied, check_state
 
 
@@ -150,7 +149,7 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None):
     tau = np.empty((r + 1, n))
     _inverse_dynamics(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
                       model.body_com, model.body_rot_inertia, model.joint_armature,
-                      model.joint_damping, model.gravity, C0 @ inv(model.home_pose), Vb, qj,
+                      model.joint_damping, model.gravity, C0 @ model.home_pose_inv, Vb, qj,
                       Wapp, r, binomials(r + 3), F, C, S, V, c, Ic, Pi, W, tau)
     return InverseDynamicsResult(base_wrench=W[:, 0].copy(), tau=tau, body_pose=C, twist=V,
                                  screw=S, momentum=Pi, wrench=W)

@@ -20,11 +20,11 @@ import numpy as np
 
 from ._jit import njit
 from ._validate import check_order
-from .se3 import _Ad_into, _ad_acc, _exp_se3_into, inv
+from .se3 import _Ad_into, _ad, _exp_se3_into
 from .workspace import binomials, check_state
 
 
-@njit
+@njit(inline=True)
 def _mul44_into(A, B, out):
     for i in range(3):
         for k in range(4):
@@ -48,16 +48,29 @@ def _poses(parent, Y, H, F0, q0, F, C):
         _mul44_into(F[j], H[j], C[j])                             # SPEC §3: C_j = F_j H_j
 
 
-@njit
+@njit(inline=True)
 def _screw_twist_order(j, p, k, q, binom, S, V):
     """``S_j^(k)`` and ``V_j^(k)`` from lower orders and the parent's ``V^(k)``.
 
     ``S_j^(0)`` must already be set; ``V_p^(k)`` must be known.
     """
     if k >= 1:
-        S[k, j, :] = 0.0
+        s0 = s1 = s2 = s3 = s4 = s5 = 0.0
         for a in range(k):                                       # SPEC §3: S^(k)
-            _ad_acc(binom[k - 1, a], V[a, j], S[k - 1 - a, j], S[k, j])
+            b = binom[k - 1, a]
+            d0, d1, d2, d3, d4, d5 = _ad(V[a, j], S[k - 1 - a, j])
+            s0 += b * d0
+            s1 += b * d1
+            s2 += b * d2
+            s3 += b * d3
+            s4 += b * d4
+            s5 += b * d5
+        S[k, j, 0] = s0
+        S[k, j, 1] = s1
+        S[k, j, 2] = s2
+        S[k, j, 3] = s3
+        S[k, j, 4] = s4
+        S[k, j, 5] = s5
     for i in range(6):
         acc = V[k, p, i]
         for a in range(k + 1):                                   # SPEC §3: V^(k)
@@ -123,7 +136,7 @@ def forward_kinematics(model, base_pose, base_twist, q, order):
     C = np.empty((N, 4, 4))
     S = np.empty((K + 1, N, 6))
     V = np.empty((K + 1, N, 6))
-    F0 = C0 @ inv(model.home_pose)
+    F0 = C0 @ model.home_pose_inv
     _kinematics(model.body_parent, model.joint_screw, model.body_home, F0, Vb, qj, K,
                 binomials(K + 2), F, C, S, V)
     return KinematicsResult(body_pose=C, twist=V, screw=S)

@@ -24,6 +24,7 @@ Array fields (``N`` bodies)
 ``joint_damping``      (N,)          viscous damping ``b``
 ``body_origin``        (N, 4, 4)     ``A_j``: body frame in parent frame at q = 0
 ``body_home``          (N, 4, 4)     ``H_j = H_{p(j)} A_j``
+``home_pose_inv``      (4, 4)        ``H₀⁻¹``
 ``joint_screw``        (N, 6)        ``Y_j``, world frame at home (row 0 zero)
 ``body_inertia``       (N, 6, 6)     ``Mᵇ_j``, body frame, angular first
 ``body_mass``          (N,)          ``m_j``
@@ -255,6 +256,7 @@ class Model:
             elif self.joint_type[j] == JOINT_PRISMATIC:
                 Y[j] = se3.Ad(H[j]) @ np.concatenate([np.zeros(3), self.joint_axis[j]])
         self.body_home = _frozen(H)
+        self.home_pose_inv = _frozen(se3.inv(H[0]) if N else np.eye(4))
         self.joint_screw = _frozen(Y)
         self.preorder = _frozen(np.arange(N, dtype=np.int64))
         self.postorder = _frozen(np.arange(N - 1, -1, -1, dtype=np.int64))

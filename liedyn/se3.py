@@ -41,13 +41,15 @@ __all__ = [
 # term: the first omitted term is at most θ¹⁰/11! ≈ 2.5e-18 at θ = 0.1, below
 # float64 eps relative to the leading term. Above it the closed forms lose at
 # most ~6·eps/θ² ≈ 1.3e-13 relative (the cancellation in θ − sin θ), and that
-# coefficient multiplies an O(θ²) factor.
+# coefficient multiplies an O(θ²) factor. B is formed from sin(θ/2), free of
+# cancellation, because log divides 1 − A/2B by θ² once more: 1 − cos θ would
+# leave an eps/θ⁴ error there (≈ 2e-14·|p| in log's translation at θ = 0.1).
 SMALL_ANGLE = 0.1
 
 
 # ---------------------------------------------------------------- kernels --
 
-@njit
+@njit(inline=True)
 def _abc(theta):
     """``A = sin θ/θ``, ``B = (1 − cos θ)/θ²``, ``C = (θ − sin θ)/θ³``."""
     t2 = theta * theta
@@ -58,12 +60,13 @@ def _abc(theta):
     else:
         s = np.sin(theta)
         A = s / theta
-        B = (1.0 - np.cos(theta)) / t2
+        h = np.sin(0.5 * theta) / (0.5 * theta)
+        B = 0.5 * h * h                         # (1 − cos θ)/θ² without cancellation
         C = (theta - s) / (t2 * theta)
     return A, B, C
 
 
-@njit
+@njit(inline=True)
 def _exp_se3_into(V, t, out):
     """``out[:] = exp([V] t)`` for a twist ``V`` scaled by the scalar ``t``."""
     wx, wy, wz = V[0] * t, V[1] * t, V[2] * t
@@ -97,7 +100,7 @@ def _exp_se3_into(V, t, out):
     out[3, 3] = 1.0
 
 
-@njit
+@njit(inline=True)
 def _Ad_into(C, X, out):
     """``out[:] = Ad_C X`` for a 4×4 pose ``C`` and twist ``X``."""
     R = C[:3, :3]
@@ -112,18 +115,26 @@ def _Ad_into(C, X, out):
     out[5] += px * ry - py * rx
 
 
-@njit
+@njit(inline=True)
+def _ad(V, X):
+    """``ad_V X = [V, X] = (ω × ω_X, ω × v_X + v × ω_X)`` as six scalars."""
+    return (V[1] * X[2] - V[2] * X[1],
+            V[2] * X[0] - V[0] * X[2],
+            V[0] * X[1] - V[1] * X[0],
+            V[1] * X[5] - V[2] * X[4] + V[4] * X[2] - V[5] * X[1],
+            V[2] * X[3] - V[0] * X[5] + V[5] * X[0] - V[3] * X[2],
+            V[0] * X[4] - V[1] * X[3] + V[3] * X[1] - V[4] * X[0])
+
+
+@njit(inline=True)
 def _ad_acc(c, V, X, out):
-    """``out += c · ad_V X = c · [V, X] = c · (ω × ω_X, ω × v_X + v × ω_X)``."""
-    out[0] += c * (V[1] * X[2] - V[2] * X[1])
-    out[1] += c * (V[2] * X[0] - V[0] * X[2])
-    out[2] += c * (V[0] * X[1] - V[1] * X[0])
-    out[3] += c * (V[1] * X[5] - V[2] * X[4] + V[4] * X[2] - V[5] * X[1])
-    out[4] += c * (V[2] * X[3] - V[0] * X[5] + V[5] * X[0] - V[3] * X[2])
-    out[5] += c * (V[0] * X[4] - V[1] * X[3] + V[3] * X[1] - V[4] * X[0])
+    """``out += c · ad_V X``."""
+    d = _ad(V, X)
+    for i in range(6):
+        out[i] += c * d[i]
 
 
-@njit
+@njit(inline=True)
 def _coad_acc(c, V, W, out):
     """``out += c · ad_Vᵀ W = c · (−ω × m − v × f, −ω × f)``."""
     out[0] -= c * (V[1] * W[2] - V[2] * W[1] + V[4] * W[5] - V[5] * W[4])
@@ -134,7 +145,7 @@ def _coad_acc(c, V, W, out):
     out[5] -= c * (V[0] * W[4] - V[1] * W[3])
 
 
-@njit
+@njit(inline=True)
 def _inv_into(C, out):
     """``out[:] = C⁻¹ = (Rᵀ, −Rᵀ p)``."""
     for i in range(3):
