@@ -4,6 +4,7 @@ on Lie groups (spatial twists, base on the whole of SE(3))."""
 from . import se3
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
+from .forward import ForwardDynamicsResult, forward_dynamics
 from .inverse import InverseDynamicsResult, inverse_dynamics
 from .kinematics import KinematicsResult, forward_kinematics
 from .model import Model, Prismatic, Revolute, check_inertia
@@ -12,6 +13,7 @@ __all__ = [
     "se3", "Model", "Revolute", "Prismatic", "check_inertia",
     "forward_kinematics", "KinematicsResult",
     "inverse_dynamics", "InverseDynamicsResult",
+    "forward_dynamics", "ForwardDynamicsResult",
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
 ]
