@@ -1,0 +1,364 @@
+"""SE(3) identities on random elements, near-identity and near-π rotations.
+
+References are independent of liedyn's closed forms: ``scipy.linalg.expm``
+of the 4×4 / 6×6 matrices, mpmath at 40 digits for the small-angle branch,
+and the spatial inertia of a cloud of point masses summed from kinetic energy.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import expm
+
+from liedyn import se3
+from liedyn.se3 import SMALL_ANGLE
+from tests.helpers import assert_close
+
+EPS = np.finfo(float).eps
+
+# Rotation angles probing every branch: exactly zero, deep inside the series
+# branch, both sides of SMALL_ANGLE, generic, and both sides of π − SMALL_ANGLE
+# (log's switch to the symmetric part) up to π itself.
+ANGLES = [0.0, 1e-12, 1e-7, 1e-3, 0.05, SMALL_ANGLE * (1 - 1e-9), SMALL_ANGLE,
+          SMALL_ANGLE * (1 + 1e-9), 0.7, 1.5, 2.5, np.pi - SMALL_ANGLE * (1 + 1e-9),
+          np.pi - SMALL_ANGLE * (1 - 1e-9), np.pi - 1e-3, np.pi - 1e-7]
+
+
+def _unit(rng):
+    e = rng.normal(size=3)
+    return e / np.linalg.norm(e)
+
+
+def _twist_with_angle(rng, theta, vscale=1.0):
+    return np.concatenate([theta * _unit(rng), vscale * rng.normal(size=3)])
+
+
+def _random_twists(rng, count=20, scale=1.0):
+    return [rng.normal(size=6) * scale for _ in range(count)]
+
+
+def _random_pose(rng):
+    return se3.exp(np.concatenate([rng.normal(size=3), rng.normal(size=3) * 2.0]))
+
+
+# ------------------------------------------------------------- hat / vee --
+
+def test_hat_vee_round_trip_and_cross_product():
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        w, x, V = rng.normal(size=3), rng.normal(size=3), rng.normal(size=6)
+        assert_close(se3.hat(w) @ x, np.cross(w, x), rtol=0, atol=1e-15, what="ŵ x = w × x")
+        assert_close(se3.vee(se3.hat(w)), w, rtol=0, atol=0, what="vee∘hat (3)")
+        assert_close(se3.vee(se3.hat(V)), V, rtol=0, atol=0, what="vee∘hat (6)")
+        Xh = se3.hat(V)
+        assert_close(se3.hat(se3.vee(Xh)), Xh, rtol=0, atol=0, what="hat∘vee (4×4)")
+        assert np.all(Xh[3] == 0.0)
+
+
+# --------------------------------------------------------------- exp/log --
+
+@pytest.mark.parametrize("theta", ANGLES)
+def test_exp_matches_scipy_expm(theta):
+    rng = np.random.default_rng(int(1e6 * theta) % 2**32)
+    for _ in range(5):
+        V = _twist_with_angle(rng, theta)
+        # expm is accurate to a few eps times ‖[V]‖ ≈ 3 here
+        assert_close(se3.exp(V), expm(se3.hat(V)), rtol=0, atol=20 * EPS * (1 + theta),
+                     what=f"exp vs expm at θ={theta}")
+
+
+@pytest.mark.parametrize("theta", ANGLES)
+def test_log_inverts_exp_on_principal_branch(theta):
+    rng = np.random.default_rng(int(1e6 * theta) % 2**32 + 7)
+    for _ in range(5):
+        V = _twist_with_angle(rng, theta)
+        C = se3.exp(V)
+        # Measured ≤ 5 eps·(1 + |v|) over all branches. A (1 − cos θ)/θ² formed
+        # by cancellation would leave ≈ 2 eps/θ² · |v| here (≈ 200 eps at the
+        # switch θ = 0.1), because log divides 1 − A/2B by θ² again.
+        tol = 20 * EPS * (1 + np.linalg.norm(V[3:]))
+        assert_close(se3.log(C), V, rtol=0, atol=tol, what=f"log∘exp at θ={theta}")
+        assert_close(se3.exp(se3.log(C)), C, rtol=0, atol=tol, what=f"exp∘log at θ={theta}")
+
+
+def test_log_at_exactly_pi_returns_a_valid_logarithm():
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        e = _unit(rng)
+        R = 2.0 * np.outer(e, e) - np.eye(3)          # rotation by π about e
+        C = np.eye(4)
+        C[:3, :3] = R
+        C[:3, 3] = rng.normal(size=3)
+        V = se3.log(C)
+        assert abs(np.linalg.norm(V[:3]) - np.pi) < 1e-12
+        assert_close(se3.exp(V), C, rtol=0, atol=100 * EPS, what="exp(log C) at θ = π")
+
+
+def test_exp_of_log_of_random_poses():
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        C = _random_pose(rng)
+        V = se3.log(C)
+        assert np.linalg.norm(V[:3]) <= np.pi + 1e-12
+        assert_close(se3.exp(V), C, rtol=0, atol=200 * EPS, what="exp∘log random")
+
+
+def test_so3_exp_log_agree_with_se3_and_expm():
+    rng = np.random.default_rng(5)
+    for theta in ANGLES[1:-2]:
+        w = theta * _unit(rng)
+        R = se3.exp_so3(w)
+        assert_close(R, expm(se3.hat(w)), rtol=0, atol=20 * EPS, what="exp_so3 vs expm")
+        assert_close(se3.log_so3(R), w, rtol=0, atol=200 * EPS, what="log_so3∘exp_so3")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-3.0, 3.0, allow_nan=False), min_size=6, max_size=6))
+def test_exp_log_round_trip_hypothesis(x):
+    V = np.array(x)
+    th = np.linalg.norm(V[:3])
+    if th >= np.pi - 1e-6:             # off the principal branch: only exp∘log is defined
+        V[:3] *= (np.pi - 1e-3) / th
+    C = se3.exp(V)
+    assert_close(C, expm(se3.hat(V)), rtol=0, atol=1e-13, what="exp vs expm")
+    assert_close(se3.log(C), V, rtol=0, atol=1e-11, what="log∘exp")
+
+
+# ------------------------------------------------ small-angle branch --
+
+def _abc_exact(theta):
+    t = mpmath.mpf(theta)
+    if t == 0:
+        return 1.0, 0.5, 1.0 / 6.0
+    return (float(mpmath.sin(t) / t), float((1 - mpmath.cos(t)) / t**2),
+            float((t - mpmath.sin(t)) / t**3))
+
+
+@pytest.mark.parametrize("theta", [0.0, 1e-8, 1e-4, 0.03, 0.09, SMALL_ANGLE * (1 - 1e-12),
+                                   SMALL_ANGLE, SMALL_ANGLE * (1 + 1e-12), 0.12, 0.5])
+def test_exp_coefficients_against_40_digit_reference(theta):
+    """Series branch (θ < SMALL_ANGLE) and closed branch agree with mpmath.
+
+    Bound: series truncation ≤ θ¹⁰/11! ≈ 2.5e-18 at θ = 0.1, plus a few eps of
+    rounding; the closed C = (θ − sin θ)/θ³ loses ≈ eps/θ² to cancellation just
+    above the switch (≈ 2e-14 at θ = 0.1), the documented worst case; A and B
+    (from sin θ and sin(θ/2)) have none.
+    """
+    mpmath.mp.dps = 40
+    A, B, C = se3._abc(theta)
+    Ae, Be, Ce = _abc_exact(theta)
+    tol_closed = 4 * EPS / max(theta, SMALL_ANGLE) ** 2
+    assert abs(A - Ae) <= 4 * EPS
+    assert abs(B - Be) <= 4 * EPS          # half-angle form: no cancellation in either branch
+    assert abs(C - Ce) <= 4 * EPS + (tol_closed if theta >= SMALL_ANGLE else 0.0)
+
+
+def test_exp_and_log_continuous_across_small_angle_switch():
+    rng = np.random.default_rng(6)
+    e, v = _unit(rng), rng.normal(size=3)
+    for switch in (SMALL_ANGLE, np.pi - SMALL_ANGLE):
+        lo = np.concatenate([switch * (1 - 1e-13) * e, v])
+        hi = np.concatenate([switch * (1 + 1e-13) * e, v])
+        # exp is Lipschitz with constant ~ 1 + |v|: a 2e-13·θ step moves it ~1e-13;
+        # both branches are accurate to ~1e-14, so a jump would show above 1e-12.
+        assert np.max(np.abs(se3.exp(hi) - se3.exp(lo))) < 1e-12
+        Clo, Chi = se3.exp(lo), se3.exp(hi)
+        assert np.max(np.abs(se3.log(Chi) - se3.log(Clo))) < 1e-12
+
+
+# ----------------------------------------------------------- adjoints --
+
+def test_Ad_of_product_is_product_of_Ads_and_inverse():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        A, B = _random_pose(rng), _random_pose(rng)
+        assert_close(se3.Ad(se3.compose(A, B)), se3.Ad(A) @ se3.Ad(B), rtol=0, atol=1e-12,
+                     what="Ad(AB)")
+        assert_close(se3.Ad(se3.inv(A)), np.linalg.inv(se3.Ad(A)), rtol=0, atol=1e-12,
+                     what="Ad(A⁻¹) = Ad(A)⁻¹")
+        assert_close(se3.inv(A) @ A, np.eye(4), rtol=0, atol=1e-13, what="A⁻¹ A")
+        assert_close(se3.inv(A), np.linalg.inv(A), rtol=0, atol=1e-13, what="inv")
+
+
+def test_Ad_conjugates_hat():
+    """``[Ad_C V] = C [V] C⁻¹``, the definition of Ad."""
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        C, V = _random_pose(rng), rng.normal(size=6)
+        assert_close(se3.hat(se3.Ad(C) @ V), C @ se3.hat(V) @ se3.inv(C), rtol=0, atol=1e-12,
+                     what="[Ad_C V] = C[V]C⁻¹")
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 2.5])
+def test_Ad_exp_equals_expm_ad(scale):
+    rng = np.random.default_rng(9 + int(scale * 10))
+    for V in _random_twists(rng, 10, scale):
+        if np.linalg.norm(V[:3]) > np.pi:
+            V[:3] *= 3.0 / np.linalg.norm(V[:3])
+        assert_close(se3.Ad(se3.exp(V)), expm(se3.ad(V)), rtol=0, atol=1e-12,
+                     what="Ad(exp V) = expm(ad V)")
+
+
+def test_ad_is_the_lie_bracket_of_hat():
+    """``[ad_V X] = [V][X] − [X][V]``."""
+    rng = np.random.default_rng(10)
+    for _ in range(20):
+        V, X = rng.normal(size=6), rng.normal(size=6)
+        Vh, Xh = se3.hat(V), se3.hat(X)
+        assert_close(se3.hat(se3.ad(V) @ X), Vh @ Xh - Xh @ Vh, rtol=0, atol=1e-13,
+                     what="ad = bracket")
+
+
+def test_jacobi_identity_and_antisymmetry():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        X, Y, Z = (rng.normal(size=6) for _ in range(3))
+        br = lambda a, b: se3.ad(a) @ b
+        jac = br(X, br(Y, Z)) + br(Y, br(Z, X)) + br(Z, br(X, Y))
+        assert_close(jac, np.zeros(6), rtol=0, atol=1e-13, what="Jacobi")
+        assert_close(br(X, Y), -br(Y, X), rtol=0, atol=1e-14, what="antisymmetry")
+        assert_close(br(X, X), np.zeros(6), rtol=0, atol=1e-14, what="ad_V V = 0")
+
+
+def test_coad_is_transpose_and_dual_of_ad():
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        V, X, W = (rng.normal(size=6) for _ in range(3))
+        assert_close(se3.coad(V), se3.ad(V).T, rtol=0, atol=0, what="coad = adᵀ")
+        assert abs((se3.coad(V) @ W) @ X - W @ (se3.ad(V) @ X)) < 1e-13
+
+
+def test_ad_of_Ad_is_conjugation():
+    """``ad_{Ad_C V} = Ad_C ad_V Ad_C⁻¹``."""
+    rng = np.random.default_rng(13)
+    for _ in range(10):
+        C, V = _random_pose(rng), rng.normal(size=6)
+        assert_close(se3.ad(se3.Ad(C) @ V), se3.Ad(C) @ se3.ad(V) @ se3.Ad(se3.inv(C)),
+                     rtol=0, atol=1e-12, what="ad of Ad")
+
+
+def test_kernels_agree_with_public_matrices():
+    """The flat kernels ``_Ad_into``, ``_ad_acc``, ``_coad_acc``, ``_inv_into`` and
+    ``_exp_se3_into`` are what the recursions use; they must equal the matrices."""
+    rng = np.random.default_rng(14)
+    for _ in range(10):
+        C, V, X, t = _random_pose(rng), rng.normal(size=6), rng.normal(size=6), rng.normal()
+        out = np.empty(6)
+        se3._Ad_into(C, X, out)
+        assert_close(out, se3.Ad(C) @ X, rtol=0, atol=1e-13, what="_Ad_into")
+        out = np.ones(6)
+        se3._ad_acc(2.0, V, X, out)
+        assert_close(out, 1.0 + 2.0 * se3.ad(V) @ X, rtol=0, atol=1e-13, what="_ad_acc")
+        out = np.ones(6)
+        se3._coad_acc(-0.5, V, X, out)
+        assert_close(out, 1.0 - 0.5 * se3.ad(V).T @ X, rtol=0, atol=1e-13, what="_coad_acc")
+        E = np.empty((4, 4))
+        se3._exp_se3_into(V, t, E)
+        assert_close(E, expm(se3.hat(V) * t), rtol=0, atol=1e-12, what="_exp_se3_into")
+        se3._inv_into(C, E)
+        assert_close(E, np.linalg.inv(C), rtol=0, atol=1e-13, what="_inv_into")
+
+
+# ------------------------------------------------------------ inertia --
+
+def _point_cloud(rng, count=7):
+    return rng.uniform(0.1, 1.0, count), rng.normal(size=(count, 3)) * 0.3
+
+
+def _cloud_inertia(masses, points):
+    """``Σ m_i Pᵢᵀ Pᵢ`` with ``Pᵢ = [−p̂ᵢ, I₃]`` the map from a twist to the
+    velocity ``v + ω × pᵢ`` of the point: kinetic energy ``½ Vᵀ M V``."""
+    M = np.zeros((6, 6))
+    for m, p in zip(masses, points):
+        P = np.hstack([-se3.hat(p), np.eye(3)])
+        M += m * P.T @ P
+    return M
+
+
+def test_spatial_inertia_equals_point_cloud_and_is_physical():
+    rng = np.random.default_rng(15)
+    for _ in range(10):
+        masses, pts = _point_cloud(rng)
+        m = masses.sum()
+        com = masses @ pts / m
+        d = pts - com
+        J = sum(mi * (di @ di * np.eye(3) - np.outer(di, di)) for mi, di in zip(masses, d))
+        Mb = se3.spatial_inertia(m, com, J)
+        assert_close(Mb, _cloud_inertia(masses, pts), rtol=0, atol=1e-13, what="Mᵇ")
+        assert_close(Mb, Mb.T, rtol=0, atol=1e-15, what="symmetry")
+        assert np.linalg.eigvalsh(Mb)[0] > 0.0
+        assert_close(Mb[3:, 3:], m * np.eye(3), rtol=0, atol=0, what="m I₃ block")
+
+
+def test_transform_inertia_moves_the_point_cloud():
+    """``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}`` equals the cloud's inertia at the moved points,
+    and kinetic energy is frame invariant: ``Vᵀ M V = V_bᵀ Mᵇ V_b``."""
+    rng = np.random.default_rng(16)
+    for _ in range(10):
+        masses, pts = _point_cloud(rng)
+        Mb = _cloud_inertia(masses, pts)
+        C = _random_pose(rng)
+        world = pts @ C[:3, :3].T + C[:3, 3]
+        M = se3.transform_inertia(C, Mb)
+        assert_close(M, _cloud_inertia(masses, world), rtol=0, atol=1e-12, what="M world")
+        V = rng.normal(size=6)
+        Vb = se3.Ad(se3.inv(C)) @ V
+        assert abs(V @ M @ V - Vb @ Mb @ Vb) < 1e-12 * (1 + abs(V @ M @ V))
+
+
+def test_transform_inertia_composes():
+    rng = np.random.default_rng(17)
+    Mb = _cloud_inertia(*_point_cloud(rng))
+    A, B = _random_pose(rng), _random_pose(rng)
+    assert_close(se3.transform_inertia(A @ B, Mb),
+                 se3.transform_inertia(A, se3.transform_inertia(B, Mb)),
+                 rtol=0, atol=1e-11, what="transform composes")
+
+
+# --------------------------------------------------------- bad inputs --
+
+BAD_POSES = {
+    "shape": np.eye(3),
+    "nan": np.where(np.eye(4) == 1, np.nan, 0.0),
+    "inf": np.diag([1.0, 1.0, 1.0, np.inf]),
+    "scaled": np.diag([2.0, 1.0, 1.0, 1.0]),
+    "sheared": np.array([[1.0, 0.1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]),
+    "reflection": np.diag([-1.0, 1.0, 1.0, 1.0]),
+    "last row": np.array([[1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0.5, 1]]),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_POSES))
+@pytest.mark.parametrize("fn,arg", [(se3.log, "C"), (se3.inv, "C"), (se3.Ad, "C"),
+                                    (lambda C: se3.compose(np.eye(4), C), "B"),
+                                    (lambda C: se3.compose(C, np.eye(4)), "A"),
+                                    (lambda C: se3.transform_inertia(C, np.eye(6)), "C")])
+def test_bad_poses_raise_naming_the_argument(kind, fn, arg):
+    with pytest.raises(ValueError, match=rf"^{arg}:"):
+        fn(BAD_POSES[kind])
+
+
+@pytest.mark.parametrize("fn,arg,bad", [
+    (se3.exp, "V", np.zeros(5)), (se3.exp, "V", np.full(6, np.nan)),
+    (se3.ad, "V", np.zeros((6, 1))), (se3.coad, "V", [0, 0, 0, 0, 0, np.inf]),
+    (se3.hat, "x", np.zeros(4)), (se3.hat, "x", [np.nan, 0, 0]),
+    (se3.vee, "X", np.zeros((3, 4))), (se3.exp_so3, "w", np.zeros(6)),
+    (se3.log_so3, "R", np.zeros((4, 4))), (se3.log_so3, "R", np.full((3, 3), np.nan)),
+    (lambda M: se3.transform_inertia(np.eye(4), M), "Mb", np.eye(5)),
+    (lambda M: se3.transform_inertia(np.eye(4), M), "Mb", np.full((6, 6), np.nan)),
+    (lambda m: se3.spatial_inertia(m, np.zeros(3), np.eye(3)), "mass", [1.0, 2.0]),
+    (lambda c: se3.spatial_inertia(1.0, c, np.eye(3)), "com", np.zeros(2)),
+    (lambda J: se3.spatial_inertia(1.0, np.zeros(3), J), "inertia_at_com", np.eye(2)),
+])
+def test_bad_arrays_raise_naming_the_argument(fn, arg, bad):
+    with pytest.raises(ValueError, match=rf"^{arg}:"):
+        fn(bad)
+
+
+def test_non_numeric_raises_type_error():
+    with pytest.raises(TypeError, match="^V:"):
+        se3.exp(["a"] * 6)
+    with pytest.raises(TypeError, match="^V:"):
+        se3.exp(None)
