@@ -31,6 +31,15 @@ except ImportError:  # pragma: no cover - exercised only without numba
 
 HAVE_NUMBA = _numba is not None
 
+if HAVE_NUMBA:
+    prange = _numba.prange
+    get_num_threads = _numba.get_num_threads
+else:  # pragma: no cover
+    prange = range
+
+    def get_num_threads():
+        return 1
+
 
 def _cache_dir():
     pkg = Path(__file__).resolve().parent
@@ -45,19 +54,21 @@ def _cache_dir():
 CACHE_DIR = _cache_dir() if HAVE_NUMBA else None
 
 
-def njit(fn=None, *, inline=False):
+def njit(fn=None, *, inline=False, parallel=False):
     """Compile ``fn`` with numba (cached, no Python fallback) when available.
 
     ``inline=True`` inlines the function into its callers at numba's IR level,
     for the small per-body helpers called in the innermost loops.
+    ``parallel=True`` lets ``prange`` loops run on all cores.
     """
     if fn is None:
-        return lambda f: njit(f, inline=inline)
+        return lambda f: njit(f, inline=inline, parallel=parallel)
     if _numba is None:  # pragma: no cover
         return fn
     saved = _numba.config.CACHE_DIR
     _numba.config.CACHE_DIR = CACHE_DIR
     try:
-        return _numba.njit(cache=True, nogil=True, inline="always" if inline else "never")(fn)
+        return _numba.njit(cache=True, nogil=True, parallel=parallel,
+                           inline="always" if inline else "never")(fn)
     finally:
         _numba.config.CACHE_DIR = saved

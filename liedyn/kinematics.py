@@ -39,12 +39,11 @@ def _mul44_into(A, B, out):
 @njit
 def _poses(parent, Y, H, F0, q0, F, C):
     """Zeroth order: ``F_j``, ``C_j`` for every body (pre-order)."""
-    E = np.empty((4, 4))
     F[0] = F0
     _mul44_into(F0, H[0], C[0])
     for j in range(1, parent.shape[0]):
-        _exp_se3_into(Y[j], q0[j - 1], E)
-        _mul44_into(F[parent[j]], E, F[j])                        # SPEC §3: F_j = F_p exp([Y_j] q_j)
+        _exp_se3_into(Y[j], q0[j - 1], C[j])                      # C_j holds exp([Y_j] q_j) briefly
+        _mul44_into(F[parent[j]], C[j], F[j])                     # SPEC §3: F_j = F_p exp([Y_j] q_j)
         _mul44_into(F[j], H[j], C[j])                             # SPEC §3: C_j = F_j H_j
 
 
