@@ -5,6 +5,7 @@ from . import se3
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
 from .forward import ForwardDynamicsResult, forward_dynamics
+from .hybrid import HybridDynamicsResult, hybrid_dynamics
 from .inverse import InverseDynamicsResult, inverse_dynamics
 from .kinematics import KinematicsResult, forward_kinematics
 from .model import Model, Prismatic, Revolute, check_inertia
@@ -14,6 +15,7 @@ __all__ = [
     "forward_kinematics", "KinematicsResult",
     "inverse_dynamics", "InverseDynamicsResult",
     "forward_dynamics", "ForwardDynamicsResult",
+    "hybrid_dynamics", "HybridDynamicsResult",
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
 ]
