@@ -171,7 +171,7 @@ def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, 
             for i in range(6):
                 acc = 0.0
                 for l in range(6):
-                    Mq[k, i, l] = Mc[k, 0, i, l]
+                    Mq[k, i, l] = Mc[k, 0, min(i, l), max(i, l)]       # exactly symmetric
                     if want_c:
                         Cq[k, i, l] = -Bc[k, 0, i, l]
                     acc += Mc[k, 0, i, l] * G[l]
