@@ -51,10 +51,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit
-from ._validate import as_array, check_order, check_pose, check_twist
+from ._validate import check_order
+from .forward import check_state0
 from .inertia import _com_inertia_init, _spatial_inertia_into
 from .kinematics import _kinematics
-from .se3 import _coad_acc, inv
+from .se3 import _coad_acc
 from .workspace import binomials, check_applied, check_jet, check_state
 
 __all__ = [
@@ -244,7 +245,7 @@ def _run(model, C0, Vb, qj, Wapp, r, want_c):
     Qq = np.empty((r + 1, nv))
     _closed_form(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
                  model.body_com, model.body_rot_inertia, model.joint_armature,
-                 model.gravity_twist, C0 @ inv(model.home_pose), Vb, qj, Wapp, r, off, want_c,
+                 model.gravity_twist, C0 @ model.home_pose_inv, Vb, qj, Wapp, r, off, want_c,
                  binomials(r + 2), np.empty((N, 4, 4)), np.empty((N, 4, 4)),
                  np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)), np.empty((1, N, 3)),
                  np.empty((1, N, 3, 3)), np.empty((r + 1, N, 6, 6)), np.empty((r + 1, N, 6, 6)),
@@ -329,22 +330,15 @@ def closed_form_inverse_dynamics(jets, acceleration=None):
 
 
 def _state(model, base_pose, base_twist, q, qd):
-    """Order-0 state ``(C0, V₀, q, q̇)`` as the jets the kernels take."""
-    model.require_bodies()
-    n = model.n_joints
-    C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
-    Vb = np.zeros((2, 6))
-    if model.floating_base:
-        if base_twist is None:
-            raise ValueError("base_twist: a floating base needs its spatial twist, shape (6,)")
-        Vb[0] = check_twist(base_twist, "base_twist")
-    elif base_twist is not None and np.any(check_twist(base_twist, "base_twist")):
-        raise ValueError("base_twist: a fixed base does not move; pass None")
-    qj = np.zeros((3, n))
-    qj[0] = as_array(q, "q", shape=(n,))
-    if qd is not None:
-        qj[1] = as_array(qd, "qd", shape=(n,))
-    return C0, Vb, qj
+    """Order-0 state as the jets the kernels take: ``Vb`` (2, 6), ``q`` (3, n)."""
+    C0, V0, q0, qd0 = check_state0(model, base_pose, base_twist, q, qd)
+    return C0, np.stack([V0, np.zeros(6)]), np.stack([q0, qd0, np.zeros_like(q0)])
+
+
+def _at_rest(model, base_pose, q):
+    """``_state`` with zero velocity (``M`` and ``g`` do not depend on it)."""
+    V0 = np.zeros(6) if model.floating_base else None
+    return _state(model, base_pose, V0, q, np.zeros(model.n_joints))
 
 
 def mass_matrix(model, base_pose, q):
@@ -360,7 +354,7 @@ def mass_matrix(model, base_pose, q):
     -------
     (nv, nv) symmetric positive definite; base block first for a floating base.
     """
-    C0, Vb, qj = _state(model, base_pose, None if not model.floating_base else np.zeros(6), q, None)
+    C0, Vb, qj = _at_rest(model, base_pose, q)
     return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, False)[0][0]
 
 
@@ -386,5 +380,5 @@ def coriolis_matrix(model, base_pose, base_twist, q, qd):
 
 def gravity_vector(model, base_pose, q):
     """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``."""
-    C0, Vb, qj = _state(model, base_pose, None if not model.floating_base else np.zeros(6), q, None)
+    C0, Vb, qj = _at_rest(model, base_pose, q)
     return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, False)[2][0]
