@@ -1,0 +1,362 @@
+"""The paper's automatic-differentiation baseline (SPEC §9), also an oracle.
+
+The 0-th order inverse map ``y_ID(t) = [W₀(t); τ(t)]`` and forward map
+``y_FD(t) = [V̇₀(t); q̈(t)]`` of a :class:`liedyn.Model` are built as CasADi SX
+expressions of time ``t`` and a parameter vector ``p`` holding the Taylor
+coefficients of the trajectory, differentiated ``r`` times with
+``casadi.jtimes(dy, t, 1)`` and wrapped in one ``casadi.Function`` per ``r``
+(JIT off). Evaluated at ``t = 0`` they return the order-``r`` outputs of
+:func:`liedyn.inverse_dynamics` and :func:`liedyn.forward_dynamics`, computed
+by a different route: a plain world-frame Newton–Euler at order 0, written
+here from the model's body-frame data (origins, joint axes and points, mass,
+centre of mass, rotational inertia) and not from liedyn's kernels, with every
+time derivative taken by automatic differentiation.
+
+Glossary
+--------
+==============  =============  ================================================
+``t``           SX scalar      time
+``p``           SX (P,)        Taylor coefficients of the trajectory (layouts below)
+``C₀(t)``       3×4            base pose polynomial ``Σ_k C₀^(k) t^k/k!`` (SPEC §3)
+``V₀(t)``       (6,)           base twist polynomial ``Σ_k V₀^(k) t^k/k!``
+``q(t)``        (n,)           joint polynomial ``Σ_k q^(k) t^k/k!``
+``W₀(t), τ(t)`` (6,), (n,)     force polynomials (forward map only)
+``y_ID``        (6+n,)         ``[W₀; τ]`` (``W₀`` is the reaction for a fixed base)
+``y_FD``        (6+n,)         ``[V̇₀; q̈]`` (``V̇₀ ≡ 0`` for a fixed base)
+==============  =============  ================================================
+
+The polynomial pose is not a rigid transform for ``t ≠ 0``, but it agrees with
+the true pose to ``O(t^{r+1})``, which is all ``d^r/dt^r`` at ``t = 0`` sees
+(SPEC §9). The Newton–Euler below never inverts a pose: it uses the world
+centre of mass ``c = R c_b + x`` and the world rotational inertia
+``I_c = R J Rᵀ``, which agree with their rigid values to the same order.
+
+Parameter layouts (blocks in this order, each block row-major, row ``k`` the
+``k``-th Taylor coefficient; ``C₀^(k)`` enters as its top 3×4 block):
+
+* inverse, order ``r``: ``C₀^(0..r)`` (12 each), ``V₀^(0..r+1)`` (6 each),
+  ``q^(0..r+2)`` (n each). Fixed base: ``C₀`` alone, no ``V₀``.
+* forward, order ``r``: ``C₀^(0..r)``, ``V₀^(0..r)``, ``q^(0..r+1)``,
+  ``W₀^(0..r)``, ``τ^(0..r)``. Fixed base: ``C₀`` alone, no ``V₀``, no ``W₀``.
+
+The forward map assembles the mass matrix as the Jacobian of the inverse map
+with respect to the accelerations, the bias as the inverse map at zero
+acceleration, and solves with CasADi's sparse LDLᵀ (``casadi.ldl``; the
+mass matrix is symmetric positive definite) or, optionally, ``casadi.solve``.
+The graph of ``d^r y/dt^r``
+grows geometrically with ``r`` (each ``jtimes`` roughly multiplies its size by
+a constant), which is what the benchmark of SPEC §9 measures.
+"""
+
+import time
+
+import casadi as ca
+import numpy as np
+
+from .. import se3
+from .._validate import check_order
+from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..workspace import binomials, check_jet, check_state
+
+SOLVERS = ("ldl", "qr")
+
+
+# ------------------------------------------------------- symbolic dynamics --
+
+def _cross(a, b):
+    return ca.vertcat(a[1] * b[2] - a[2] * b[1],
+                      a[2] * b[0] - a[0] * b[2],
+                      a[0] * b[1] - a[1] * b[0])
+
+
+def _ad(V, X):
+    """``ad_V X = (ω × ω_X, ω × v_X + v × ω_X)``."""
+    w, v, wx, vx = V[:3], V[3:], X[:3], X[3:]
+    return ca.vertcat(_cross(w, wx), _cross(w, vx) + _cross(v, wx))
+
+
+def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd):
+    """Order-0 world-frame Newton–Euler on SX: ``(W₀ (6,), τ (n,))``.
+
+    ``R0, x0`` the base pose, ``V0, A0`` the base twist and its derivative,
+    ``q, qd, qdd`` the joint state; all SX (or constants).
+    """
+    N = model.n_bodies
+    g = ca.DM(model.gravity)
+    R, x, S, V, W = [None] * N, [None] * N, [None] * N, [None] * N, [None] * N
+    A = [None] * N
+    for j in range(N):
+        if j == 0:
+            R[j], x[j], V[j], A[j] = R0, x0, V0, A0
+        else:
+            p, i = int(model.body_parent[j]), j - 1
+            RA = model.body_origin[j][:3, :3]
+            xA = model.body_origin[j][:3, 3]
+            e = model.joint_axis[j]
+            ew = ca.mtimes(R[p], ca.DM(RA @ e))            # joint axis in the world
+            if model.joint_type[j] == JOINT_REVOLUTE:
+                E = se3.hat(e)
+                K1, K2 = RA @ E, RA @ E @ E
+                pt = model.joint_point[j]
+                s, c1 = ca.sin(q[i]), 1.0 - ca.cos(q[i])
+                RL = ca.DM(RA) + s * ca.DM(K1) + c1 * ca.DM(K2)      # A_j exp(ê q): Rodrigues
+                xL = ca.DM(xA) - s * ca.DM(K1 @ pt) - c1 * ca.DM(K2 @ pt)
+            elif model.joint_type[j] == JOINT_PRISMATIC:
+                RL, xL = ca.DM(RA), ca.DM(xA) + ca.DM(RA @ e) * q[i]
+            else:
+                raise ValueError(f"model: body {j} has no joint")
+            R[j] = ca.mtimes(R[p], RL)                                 # C_j = C_p A_j exp(Yᵇ q)
+            x[j] = ca.mtimes(R[p], xL) + x[p]
+            if model.joint_type[j] == JOINT_REVOLUTE:
+                point = ca.mtimes(R[j], ca.DM(model.joint_point[j])) + x[j]
+                S[j] = ca.vertcat(ew, _cross(point, ew))              # (e, x × e)
+            else:
+                S[j] = ca.vertcat(ca.DM.zeros(3), ew)
+            V[j] = V[p] + S[j] * qd[i]
+            A[j] = A[p] + _ad(V[j], S[j]) * qd[i] + S[j] * qdd[i]     # Ṡ = ad_V S
+        m = float(model.body_mass[j])
+        c = ca.mtimes(R[j], ca.DM(model.body_com[j])) + x[j]
+        Ic = ca.mtimes(ca.mtimes(R[j], ca.DM(model.body_rot_inertia[j])), R[j].T)
+        w, v, al, a = V[j][:3], V[j][3:], A[j][:3], A[j][3:]
+        lin = m * (v + _cross(w, c))                                   # Π = (I_c ω + c × lin, lin)
+        ang = ca.mtimes(Ic, w) + _cross(c, lin)
+        fA = m * (a + _cross(al, c))                                   # M V̇
+        nA = ca.mtimes(Ic, al) + _cross(c, fA)
+        mg = m * g
+        W[j] = ca.vertcat(nA + _cross(w, ang) + _cross(v, lin) - _cross(c, mg),   # M V̇ − ad_Vᵀ M V − M G
+                          fA + _cross(w, lin) - mg)
+    tau = [None] * (N - 1)
+    for j in range(N - 1, 0, -1):
+        i = j - 1
+        tau[i] = (ca.dot(S[j], W[j]) + model.joint_armature[j] * qdd[i]
+                  + model.joint_damping[j] * qd[i])
+        W[int(model.body_parent[j])] = W[int(model.body_parent[j])] + W[j]
+    return W[0], ca.vertcat(*tau) if tau else ca.SX(0, 1)
+
+
+# ------------------------------------------------------------ trajectories --
+
+class _Layout:
+    """Named blocks of Taylor coefficients packed into one parameter vector."""
+
+    def __init__(self, blocks):
+        self.blocks = [(name, rows, width) for name, rows, width in blocks]
+        self.size = sum(rows * width for _, rows, width in self.blocks)
+
+    def pack(self, **arrays):
+        out = []
+        for name, rows, width in self.blocks:
+            a = np.asarray(arrays[name], float).reshape(rows, width)
+            out.append(a.ravel())
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def unpack(self, p):
+        """Per block, the list of coefficient columns (SX ``(width, 1)``)."""
+        out, k = {}, 0
+        for name, rows, width in self.blocks:
+            out[name] = [p[k + a * width:k + (a + 1) * width] for a in range(rows)]
+            k += rows * width
+        return out
+
+
+def _taylor(coeffs, t):
+    """``Σ_k coeffs[k] t^k / k!`` in Horner form."""
+    acc = coeffs[-1]
+    for k in range(len(coeffs) - 2, -1, -1):
+        acc = coeffs[k] + acc * (t / (k + 1))
+    return acc
+
+
+def _pose(coeffs, t):
+    """``R₀(t)`` (3×3) and ``x₀(t)`` (3,) from 3×4 row-major coefficients."""
+    P = _taylor(coeffs, t)
+    R = ca.vertcat(*[ca.horzcat(P[4 * i], P[4 * i + 1], P[4 * i + 2]) for i in range(3)])
+    return R, ca.vertcat(P[3], P[7], P[11])
+
+
+def base_pose_jet(base_pose, base_twist, rows):
+    """``C₀^(0..rows−1)`` (top 3×4 blocks) from the pose and the twist jet:
+    ``C₀^(k) = Σ_{a<k} C(k−1, a) [V₀^(a)] C₀^(k−1−a)`` (SPEC §3)."""
+    binom = binomials(max(rows, 1))
+    C = np.zeros((rows, 4, 4))
+    C[0] = base_pose
+    for k in range(1, rows):
+        for a in range(k):
+            C[k] += binom[k - 1, a] * se3.hat(base_twist[a]) @ C[k - 1 - a]   # SPEC §3
+    return C[:, :3, :].reshape(rows, 12)
+
+
+# ------------------------------------------------------------- the baseline --
+
+class CasadiBaseline:
+    """Symbolic AD baseline for one model; functions are built once per order.
+
+    Parameters
+    ----------
+    model : Model
+    solver : {"ldl", "qr"}
+        How the forward map solves with the mass matrix: ``"ldl"``, CasADi's
+        sparse LDLᵀ (``casadi.ldl`` with AMD ordering, then ``ldl_solve``), or
+        ``"qr"``, ``casadi.solve`` (symbolic QR without pivoting). On the
+        aerial manipulator (mass-matrix condition ≈ 6e3) ``"qr"`` loses
+        accuracy in the derivatives (1e-6 absolute at r = 4 against 1e-10
+        with ``"ldl"``) and its graph is ~18× larger at N = 101, so ``"ldl"``
+        is the default.
+
+    Attributes
+    ----------
+    build_seconds : dict
+        ``{("inverse" | "forward", r): seconds}``: graph construction time of
+        each built function (symbolic dynamics, ``r`` nested ``jtimes`` and
+        the ``casadi.Function`` wrap), measured when it was built.
+    """
+
+    def __init__(self, model, solver="ldl"):
+        model.require_bodies()
+        if solver not in SOLVERS:
+            raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+        self.model = model
+        self.solver = solver
+        self.build_seconds = {}
+        self._functions = {}
+
+    # -- layouts --------------------------------------------------------------
+
+    def inverse_layout(self, order):
+        r, n = check_order(order), self.model.n_joints
+        if self.model.floating_base:
+            return _Layout([("pose", r + 1, 12), ("twist", r + 2, 6), ("q", r + 3, n)])
+        return _Layout([("pose", 1, 12), ("q", r + 3, n)])
+
+    def forward_layout(self, order):
+        r, n = check_order(order), self.model.n_joints
+        if self.model.floating_base:
+            return _Layout([("pose", r + 1, 12), ("twist", r + 1, 6), ("q", r + 2, n),
+                            ("wrench", r + 1, 6), ("tau", r + 1, n)])
+        return _Layout([("pose", 1, 12), ("q", r + 2, n), ("tau", r + 1, n)])
+
+    # -- symbolic maps ----------------------------------------------------------
+
+    def _inverse_map(self, t, blk):
+        """``y_ID(t)`` on the polynomial trajectory."""
+        model = self.model
+        R0, x0 = _pose(blk["pose"], t)
+        if model.floating_base:
+            tw = blk["twist"]
+            V0, A0 = _taylor(tw, t), _taylor(tw[1:], t)
+        else:
+            V0 = A0 = ca.DM.zeros(6)
+        qc = blk["q"]
+        W0, tau = _newton_euler(model, R0, x0, V0, A0, _taylor(qc, t), _taylor(qc[1:], t),
+                                _taylor(qc[2:], t))
+        return ca.vertcat(W0, tau)
+
+    def _forward_map(self, t, blk):
+        """``y_FD(t)``: mass matrix ``∂y_ID/∂(V̇₀, q̈)``, bias ``y_ID`` at zero
+        acceleration, then ``casadi.solve``."""
+        model = self.model
+        n = model.n_joints
+        R0, x0 = _pose(blk["pose"], t)
+        qc = blk["q"]
+        q, qd = _taylor(qc, t), _taylor(qc[1:], t)
+        qdd = ca.SX.sym("qdd", n)
+        tau = _taylor(blk["tau"], t)
+        if model.floating_base:
+            V0 = _taylor(blk["twist"], t)
+            A0 = ca.SX.sym("A0", 6)
+            acc = ca.vertcat(A0, qdd)
+            W0, tau_id = _newton_euler(model, R0, x0, V0, A0, q, qd, qdd)
+            y, u = ca.vertcat(W0, tau_id), ca.vertcat(_taylor(blk["wrench"], t), tau)
+        else:
+            acc = qdd
+            _, y = _newton_euler(model, R0, x0, ca.DM.zeros(6), ca.DM.zeros(6), q, qd, qdd)
+            u = tau
+        M = ca.jacobian(y, acc)
+        h = ca.substitute(y, acc, ca.DM.zeros(acc.shape[0]))
+        if self.solver == "ldl":
+            D, LT, perm = ca.ldl(M)
+            sol = ca.ldl_solve(u - h, D, LT, perm)
+        else:
+            sol = ca.solve(M, u - h)
+        return sol if model.floating_base else ca.vertcat(ca.DM.zeros(6), sol)
+
+    def _build(self, kind, order):
+        r = check_order(order)
+        key = (kind, r)
+        if key not in self._functions:
+            start = time.perf_counter()
+            layout = self.inverse_layout(r) if kind == "inverse" else self.forward_layout(r)
+            t = ca.SX.sym("t")
+            p = ca.SX.sym("p", layout.size)
+            blk = layout.unpack(p)
+            dy = self._inverse_map(t, blk) if kind == "inverse" else self._forward_map(t, blk)
+            for _ in range(r):
+                dy = ca.jtimes(dy, t, ca.SX(1.0))                      # SPEC §9: d/dt by AD
+            f = ca.Function(f"{kind}_d{r}", [t, p], [dy], ["t", "p"], ["dy"], {"jit": False})
+            self.build_seconds[key] = time.perf_counter() - start
+            self._functions[key] = f
+        return self._functions[key]
+
+    def inverse(self, order):
+        """``casadi.Function`` ``(t, p) → d^r y_ID/dt^r``, ``r = order``;
+        ``p`` laid out as :meth:`inverse_layout`. Built on first use, cached."""
+        return self._build("inverse", order)
+
+    def forward(self, order):
+        """``casadi.Function`` ``(t, p) → d^r y_FD/dt^r``; ``p`` as
+        :meth:`forward_layout`. Built on first use, cached."""
+        return self._build("forward", order)
+
+    # -- numeric front end --------------------------------------------------------
+
+    def pack_inverse_params(self, base_pose, base_twist, q, order):
+        """``p`` for :meth:`inverse` from the jets :func:`liedyn.inverse_dynamics`
+        takes: ``base_twist`` ``(order+2, 6)`` (``None`` for a fixed base),
+        ``q`` ``(order+3, n)``."""
+        r = check_order(order)
+        C0, Vb, qj = check_state(self.model, base_pose, base_twist, q, r + 2, r + 3)
+        layout = self.inverse_layout(r)
+        if self.model.floating_base:
+            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj)
+        return layout.pack(pose=C0[:3].ravel(), q=qj)
+
+    def pack_forward_params(self, base_pose, base_twist, q, base_wrench, tau, order):
+        """``p`` for :meth:`forward`.
+
+        ``base_twist`` ``(order+1, 6)`` holds ``V₀^(0..order)`` and ``q``
+        ``(order+2, n)`` holds ``q^(0..order+1)``: the motion the forces
+        produce, up to the orders the r-th derivative of ``y_FD`` depends on.
+        ``base_wrench`` ``(order+1, 6)`` (``None`` for a fixed base) and
+        ``tau`` ``(order+1, n)`` are the force jets.
+        """
+        r = check_order(order)
+        model = self.model
+        C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 1, r + 2)
+        tj = check_jet(tau, "tau", (r + 1, model.n_joints))
+        layout = self.forward_layout(r)
+        if model.floating_base:
+            if base_wrench is None:
+                raise ValueError(f"base_wrench: a floating base needs its wrench jet, shape ({r + 1}, 6)")
+            Wj = check_jet(base_wrench, "base_wrench", (r + 1, 6))
+            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj,
+                               wrench=Wj, tau=tj)
+        return layout.pack(pose=C0[:3].ravel(), q=qj, tau=tj)
+
+    def inverse_derivative(self, base_pose, base_twist, q, order):
+        """``d^r y_ID/dt^r (0)`` for the polynomial trajectory of the jets.
+
+        Arguments as :func:`liedyn.inverse_dynamics`. Returns ``(W₀^(r), τ^(r))``
+        of shapes ``(6,)`` and ``(n,)``, to compare with row ``r`` of its
+        ``base_wrench`` and ``tau``.
+        """
+        p = self.pack_inverse_params(base_pose, base_twist, q, order)
+        y = np.asarray(self.inverse(order)(0.0, p), float).ravel()
+        return y[:6], y[6:]
+
+    def forward_derivative(self, base_pose, base_twist, q, base_wrench, tau, order):
+        """``d^r y_FD/dt^r (0)``: ``(V₀^(r+1), q^(r+2))`` of shapes ``(6,)`` and
+        ``(n,)``. Arguments as :meth:`pack_forward_params`."""
+        p = self.pack_forward_params(base_pose, base_twist, q, base_wrench, tau, order)
+        y = np.asarray(self.forward(order)(0.0, p), float).ravel()
+        return y[:6], y[6:]
+
