@@ -16,6 +16,7 @@ Glossary
 ``S``       (r+2, N, 6)         joint screw jets ``S_j^(k)`` (§3)
 ``V``       (r+2, N, 6)         body twist jets ``V_j^(k)``
 ``Mc``      (r+1, N, 6, 6)      composite inertia jets ``M^C_d = Σ_{k∈sub(d)} M_k``
+                                (each body's own ``M_j^(k)`` before the subtree sums)
 ``Bc``      (r+1, N, 6, 6)      ``B^C_d = Σ_{k∈sub(d)} ad_{V_k}ᵀ M_k`` and its jets
 ``Wc``      (r+1, N, 6)         composite applied wrench jets ``Σ_{k∈sub(d)} W_app,k``
 ``F``       (r+1, 6)            ``(M^C_a S_a)^(m)`` of the current body ``a``
@@ -183,6 +184,8 @@ def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, 
 @njit
 def _closed_form(parent, Y, H, mass, com_b, J_b, arm, G, F0, Vb, q, Wapp, r, off, want_c,
                  binom, Fp, C, S, V, c, Ic, Mc, Bc, F, P, Z, Mq, Cq, gq, Qq):
+    """Kinematics to order r+1, body and composite inertia jets, assembly.
+    ``Wapp`` is overwritten by its subtree sums; ``Mq`` and ``Cq`` must be zero."""
     _kinematics(parent, Y, H, F0, Vb, q, r + 1, binom, Fp, C, S, V)
     _inertia_jets(r, mass, com_b, J_b, C, V, binom, c, Ic, Mc, Bc)
     _composite(r, parent, Mc, Bc, Wapp)
