@@ -268,7 +268,8 @@ class PinocchioModel:
         Mp = pin.crba(self.model, self.data, qp)
         Mp = np.triu(Mp) + np.triu(Mp, 1).T
         T = self.velocity_map(self._base_pose(base_pose))
-        return T.T @ Mp @ T
+        M = T.T @ Mp @ T
+        return 0.5 * (M + M.T)
 
     def aba(self, base_pose, base_twist, q, qd, base_wrench, tau, applied=None):
         """Forward dynamics by Pinocchio: ``(V̇₀ (6,), q̈ (n,))``.

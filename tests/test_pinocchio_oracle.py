@@ -109,3 +109,33 @@ def test_fixed_base_pose_is_baked_into_placements():
     fk = liedyn.forward_kinematics(model, C0, None, np.stack([q, q]), 0)
     assert_close(pm.body_poses(pm.config_to_pin(None, q)), fk.body_pose, rtol=0, atol=TOL,
                  what="poses with a non-home fixed base")
+
+
+@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
+def test_mass_matrix_and_aba_conversions_are_consistent_with_rnea(name, model, seed):
+    """Within Pinocchio alone: columns of the converted RNEA's response to
+    ``ν̇ = e_i`` form ``M = Tᵀ M_pin T``, and the converted ABA inverts the
+    converted RNEA (with applied wrenches)."""
+    rng = np.random.default_rng(500 + seed)
+    pm = to_pinocchio(model)
+    C0, Vb, q = _state(model, rng)
+    nb, n = pm.nb, model.n_joints
+    applied = rng.normal(size=(model.n_bodies, 6))
+
+    def tbar(nudot):
+        Vj = None if Vb is None else np.stack([Vb[0], nudot[:6]])
+        W0, tau = pm.rnea(C0, Vj, np.stack([q[0], q[1], nudot[nb:]]), applied)
+        return np.concatenate([W0[:nb], tau])
+
+    b = tbar(np.zeros(nb + n))
+    M = np.stack([tbar(e) - b for e in np.eye(nb + n)], axis=1)
+    Mc = pm.mass_matrix(C0, q[0])
+    # the difference of two RNEA calls carries ~eps·|b| of rounding per entry
+    assert_close(Mc, M, rtol=0, atol=1e3 * np.finfo(float).eps * (1 + np.max(np.abs(b))),
+                 what="mass matrix")
+    assert_close(Mc, Mc.T, rtol=0, atol=0, what="symmetric")
+    nudot = rng.normal(size=nb + n)
+    t = tbar(nudot)
+    dV0, ddq = pm.aba(C0, None if Vb is None else Vb[0], q[0], q[1], t[:nb] if nb else np.zeros(6),
+                      t[nb:], applied)
+    assert_close(np.concatenate([dV0[:nb], ddq]), nudot, rtol=0, atol=1e-10, what="aba∘rnea")
