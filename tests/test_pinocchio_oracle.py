@@ -16,20 +16,24 @@ from tests.pinocchio_oracle import depth_first_order, to_pinocchio
 TOL = 1e-12
 
 
-def _models():
-    return [
-        ("aerial", aerial_manipulator(), 0),
-        ("tree-floating", random_tree(np.random.default_rng(101), 8, floating_base=True), 1),
-        ("tree-fixed", random_tree(np.random.default_rng(102), 8, floating_base=False), 2),
-        ("chain-fixed", random_tree(np.random.default_rng(103), 5, floating_base=False,
-                                    shuffle=False), 3),
-    ]
+MODELS = [
+    pytest.param(aerial_manipulator(), 0, id="aerial"),
+    pytest.param(random_tree(np.random.default_rng(101), 8, floating_base=True), 1, id="tree-floating"),
+    pytest.param(random_tree(np.random.default_rng(102), 8, floating_base=False), 2, id="tree-fixed"),
+    pytest.param(random_tree(np.random.default_rng(103), 5, floating_base=False, shuffle=False), 3,
+                 id="chain-fixed"),
+]
 
 
-def _state(model, rng):
+def _setup(model, seed):
+    """Oracle, a random liedyn state ``(C₀, V₀ jet (2, 6), q jet (3, n))`` and
+    its Pinocchio ``(q, v, a)``."""
+    rng = np.random.default_rng(seed)
+    pm = to_pinocchio(model)
     C0 = liedyn.se3.exp(rng.normal(size=6)) if model.floating_base else None
     Vb = rng.normal(size=(2, 6)) if model.floating_base else None
-    return C0, Vb, rng.normal(size=(3, model.n_joints))
+    q = rng.normal(size=(3, model.n_joints))
+    return rng, pm, (C0, Vb, q), pm.state_to_pin(C0, Vb, q)
 
 
 def test_depth_first_order_is_a_preorder_with_contiguous_subtrees():
@@ -54,12 +58,9 @@ def _ancestors(parent, k):
     return out
 
 
-@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
-def test_state_round_trip(name, model, seed):
-    rng = np.random.default_rng(200 + seed)
-    pm = to_pinocchio(model)
-    C0, Vb, q = _state(model, rng)
-    qp, vp, ap = pm.state_to_pin(C0, Vb, q)
+@pytest.mark.parametrize("model,seed", MODELS)
+def test_state_round_trip(model, seed):
+    _, pm, (C0, Vb, q), (qp, vp, ap) = _setup(model, 200 + seed)
     assert qp.shape == (pm.model.nq,) and vp.shape == ap.shape == (pm.model.nv,)
     C0r, Vbr, qr = pm.state_from_pin(qp, vp, ap)
     assert_close(C0r, C0 if model.floating_base else model.home_pose, rtol=0, atol=TOL, what="C0")
@@ -67,24 +68,18 @@ def test_state_round_trip(name, model, seed):
     assert_close(qr, q, rtol=0, atol=TOL, what="q")
 
 
-@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
-def test_body_poses_match_forward_kinematics(name, model, seed):
-    rng = np.random.default_rng(300 + seed)
-    pm = to_pinocchio(model)
-    C0, Vb, q = _state(model, rng)
-    qp, _, _ = pm.state_to_pin(C0, Vb, q)
+@pytest.mark.parametrize("model,seed", MODELS)
+def test_body_poses_match_forward_kinematics(model, seed):
+    _, pm, (C0, Vb, q), (qp, _, _) = _setup(model, 300 + seed)
     fk = liedyn.forward_kinematics(model, C0, None if Vb is None else Vb[:1], q[:2], 0)
     assert_close(pm.body_poses(qp), fk.body_pose, rtol=0, atol=TOL, what="body poses")
 
 
-@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
-def test_velocity_map_gives_pinocchio_body_velocities(name, model, seed):
+@pytest.mark.parametrize("model,seed", MODELS)
+def test_velocity_map_gives_pinocchio_body_velocities(model, seed):
     """Pinocchio's joint-frame velocities and classical accelerations, mapped to
     the world, equal liedyn's spatial twists and their derivatives."""
-    rng = np.random.default_rng(400 + seed)
-    pm = to_pinocchio(model)
-    C0, Vb, q = _state(model, rng)
-    qp, vp, ap = pm.state_to_pin(C0, Vb, q)
+    _, pm, (C0, Vb, q), (qp, vp, ap) = _setup(model, 400 + seed)
     pin.forwardKinematics(pm.model, pm.data, qp, vp, ap)
     fk = liedyn.forward_kinematics(model, C0, Vb, q, 1)
     for j in range(model.n_bodies):
@@ -111,14 +106,12 @@ def test_fixed_base_pose_is_baked_into_placements():
                  what="poses with a non-home fixed base")
 
 
-@pytest.mark.parametrize("name,model,seed", _models(), ids=lambda x: x if isinstance(x, str) else "")
-def test_mass_matrix_and_aba_conversions_are_consistent_with_rnea(name, model, seed):
+@pytest.mark.parametrize("model,seed", MODELS)
+def test_mass_matrix_and_aba_conversions_are_consistent_with_rnea(model, seed):
     """Within Pinocchio alone: columns of the converted RNEA's response to
     ``ν̇ = e_i`` form ``M = Tᵀ M_pin T``, and the converted ABA inverts the
     converted RNEA (with applied wrenches)."""
-    rng = np.random.default_rng(500 + seed)
-    pm = to_pinocchio(model)
-    C0, Vb, q = _state(model, rng)
+    rng, pm, (C0, Vb, q), _ = _setup(model, 500 + seed)
     nb, n = pm.nb, model.n_joints
     applied = rng.normal(size=(model.n_bodies, 6))
 
