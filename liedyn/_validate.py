@@ -45,13 +45,28 @@ def _pose_defect(C):
     return err, det, row
 
 
+def _check_rotation_block(C, name, group):
+    """Raise unless ``C[:3, :3]`` is a rotation; return the last-row defect."""
+    err, det, row = _pose_defect(C)
+    if err > POSE_TOL or det < 0.0:
+        raise ValueError(f"{name}: not in {group}: rotation block is not orthonormal "
+                         f"with det +1 (‖RᵀR − I‖∞ = {err:.2e}, det = {det:.3g})")
+    return row
+
+
+def check_rotation(R, name):
+    """A 3×3 rotation matrix (orthonormal, det +1)."""
+    R = as_array(R, name, shape=(3, 3))
+    C = np.eye(4)
+    C[:3, :3] = R
+    _check_rotation_block(C, name, "SO(3)")
+    return R
+
+
 def check_pose(C, name):
     """A 4×4 rigid transform (rotation with det +1, last row 0 0 0 1)."""
     C = np.ascontiguousarray(as_array(C, name, shape=(4, 4)))
-    err, det, row = _pose_defect(C)
-    if err > POSE_TOL or det < 0.0:
-        raise ValueError(f"{name}: not in SE(3): rotation block is not orthonormal "
-                         f"with det +1 (‖RᵀR − I‖∞ = {err:.2e}, det = {det:.3g})")
+    row = _check_rotation_block(C, name, "SE(3)")
     if row > POSE_TOL:
         raise ValueError(f"{name}: not in SE(3): last row must be (0, 0, 0, 1), got {C[3]}")
     return C

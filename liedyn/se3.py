@@ -29,7 +29,7 @@ the recursions call those.
 import numpy as np
 
 from ._jit import njit
-from ._validate import as_array, check_pose, check_twist
+from ._validate import as_array, check_pose, check_rotation, check_twist
 
 __all__ = [
     "hat", "vee", "exp", "log", "exp_so3", "log_so3", "Ad", "ad", "coad",
@@ -202,7 +202,7 @@ def log_so3(R):
     Uses ``θ = atan2(|s|, cos θ)`` with ``s = vee(R − Rᵀ)/2 = sin θ · e``; near
     ``θ = π`` the axis comes from the symmetric part, where ``s`` has lost it.
     """
-    R = as_array(R, "R", shape=(3, 3))
+    R = check_rotation(R, "R")
     s = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
     c = 0.5 * (np.trace(R) - 1.0)
     sn = np.linalg.norm(s)

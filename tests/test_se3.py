@@ -346,6 +346,8 @@ def test_bad_poses_raise_naming_the_argument(kind, fn, arg):
     (se3.hat, "x", np.zeros(4)), (se3.hat, "x", [np.nan, 0, 0]),
     (se3.vee, "X", np.zeros((3, 4))), (se3.exp_so3, "w", np.zeros(6)),
     (se3.log_so3, "R", np.zeros((4, 4))), (se3.log_so3, "R", np.full((3, 3), np.nan)),
+    (se3.log_so3, "R", 2.0 * np.eye(3)), (se3.log_so3, "R", np.diag([1.0, 1.0, -1.0])),
+    (se3.log_so3, "R", np.zeros((3, 3))),
     (lambda M: se3.transform_inertia(np.eye(4), M), "Mb", np.eye(5)),
     (lambda M: se3.transform_inertia(np.eye(4), M), "Mb", np.full((6, 6), np.nan)),
     (lambda m: se3.spatial_inertia(m, np.zeros(3), np.eye(3)), "mass", [1.0, 2.0]),
