@@ -190,10 +190,12 @@ def test_order_k_plus_1_is_central_difference_of_order_k(kind, applied, extras, 
                 f"{name} order {k + 1}, leading term removed: {err.max():.2e} > "
                 f"{bound[np.argmax(err - bound)]:.2e}")
     # kinematics: twist jets, and the pose derivative Ċ C⁻¹ = [V] for every body
+    for name in ("twist", "screw"):
+        X = np.stack([getattr(s, name) for s in res])           # jets go to r + 1
+        for k in range(r - 2):
+            fd = (X[2, k] - X[0, k]) / (2 * H)
+            assert np.all(np.abs(fd - X[1, k + 1]) <= _fd_bound(X[:, k + 3], X[:, k])), f"{name} {k + 1}"
     V = np.stack([s.twist for s in res])
-    for k in range(r - 2):            # twist jets go to r + 1
-        fd = (V[2, k] - V[0, k]) / (2 * H)
-        assert np.all(np.abs(fd - V[1, k + 1]) <= _fd_bound(V[:, k + 3], V[:, k])), f"twist {k + 1}"
     # (C(h) − C(−h))/2h · C⁻¹ − [V] = h²/6 · C⁽³⁾ C⁻¹ + …, with C⁽³⁾ C⁻¹ a cubic in
     # V, V̇, V̈ and the body position (all O(1–10) here): 1e-5·(1 + |V|) is ~10× that.
     C = np.stack([s.body_pose for s in res])
@@ -342,13 +344,14 @@ def _total_momentum_and_gravity(model, res):
     return P, Wg
 
 
-@pytest.mark.parametrize("applied", [False, True], ids=["free", "applied"])
-def test_momentum_balance(applied):
+@pytest.mark.parametrize("floating,applied,seed", [(True, False, 51), (True, True, 52), (False, True, 53)],
+                         ids=["floating", "floating-applied", "fixed-applied"])
+def test_momentum_balance(floating, applied, seed):
     """``Ṗ = W₀ + Σ W_app + W_g`` (order 0, ``W_g = Σ M_j G``) by a central
     difference of the total momentum P summed from poses, twists and inertias,
     and ``W₀⁽ᵏ⁾ = P⁽ᵏ⁺¹⁾ − Σ W_app⁽ᵏ⁾ − W_g⁽ᵏ⁾`` for k = 1, 2 by 5-point central
     differences of the order-0 quantities (measured errors are 1/5 to 1/2 of
-    the bounds below).
+    the bounds below). For a fixed base W₀ is the support reaction.
 
     Truncation of the 5-point stencils (h = 1e-2): first derivative h⁴/30·|P⁽⁵⁾|;
     second derivative h⁴/90·|P⁽⁶⁾|; third derivative h²/4·|P⁽⁵⁾|; W_g's
@@ -357,8 +360,8 @@ def test_momentum_balance(applied):
     sizes |P⁽ᵐ⁾| come from liedyn's momentum jets at t = 0 (×2 for their change
     over the ±2h stencil); they only size the bound. Rounding: 100·eps·|P|/hᵐ.
     """
-    rng = np.random.default_rng(51 + applied)
-    model = random_tree(rng, 6, floating_base=True)
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, 6, floating_base=floating)
     traj = Trajectory(model, rng, degree=9, applied=applied)
     h = 1e-2
     ts = h * np.arange(-2, 3)
