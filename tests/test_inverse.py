@@ -29,8 +29,8 @@ EPS = np.finfo(float).eps
 
 
 def _models():
-    """(id, model, seed): the aerial manipulator and shuffled random trees with
-    revolute and prismatic joints, floating and fixed."""
+    """(id, model factory, seed): the aerial manipulator and shuffled random
+    trees with revolute and prismatic joints, floating and fixed."""
     return [
         ("aerial-floating", lambda: aerial_manipulator(), 1),
         ("aerial-fixed", lambda: aerial_manipulator(floating_base=False), 2),
@@ -51,7 +51,8 @@ MODELS = [pytest.param(make, seed, id=name) for name, make, seed in _models()]
 @pytest.mark.parametrize("make,seed", MODELS)
 def test_order0_equals_pinocchio_rnea(make, seed):
     """Relative agreement 1e-9 of ``max|·|`` (measured ~1e-15): W₀ and τ, plus
-    every joint's transmitted wrench against Pinocchio's ``data.f``."""
+    every joint's transmitted wrench against Pinocchio's ``data.f``; three
+    random states, the last with applied wrenches."""
     model = make()
     rng = np.random.default_rng(100 + seed)
     pm = to_pinocchio(model)
@@ -125,7 +126,8 @@ class Trajectory:
         return integrate_pose(self.C0, lambda s: poly_jet(self.Vc, s, 1)[0], t, steps=16)
 
     def inputs(self, t, r):
-        """Arguments of ``inverse_dynamics(model, *inputs, r)`` at time ``t``."""
+        """``(base_pose, base_twist, q, applied)`` for ``inverse_dynamics`` of
+        order ``r`` at time ``t``."""
         Vb = poly_jet(self.Vc, t, r + 2) if self.model.floating_base else None
         app = poly_jet(self.Wc, t, r + 1) if self.Wc is not None else None
         return self.pose(t), Vb, poly_jet(self.qc, t, r + 3), app

@@ -364,3 +364,14 @@ def test_non_numeric_raises_type_error():
         se3.exp(["a"] * 6)
     with pytest.raises(TypeError, match="^V:"):
         se3.exp(None)
+
+
+def test_long_products_stay_valid_poses():
+    """A pose composed from 500 random exponentials drifts from SE(3) by
+    ~500·eps, far inside POSE_TOL: every SE(3) function still accepts it."""
+    rng = np.random.default_rng(18)
+    C = np.eye(4)
+    for _ in range(500):
+        C = C @ se3.exp(rng.normal(size=6))
+    assert np.max(np.abs(C[:3, :3].T @ C[:3, :3] - np.eye(3))) < 1e-12
+    assert_close(se3.exp(se3.log(C)), C, rtol=0, atol=1e-11, what="exp∘log after 500 products")
