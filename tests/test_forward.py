@@ -284,3 +284,23 @@ def test_bad_inputs_name_the_argument():
         liedyn.forward_dynamics(fixed, **{**fixed_ok, "base_wrench": np.zeros((2, 6))})
     with pytest.raises(ValueError, match="base_twist"):
         liedyn.forward_dynamics(fixed, **{**fixed_ok, "base_twist": np.zeros(6)})
+
+
+def test_forward_and_hybrid_share_one_compiled_kernel():
+    """Forward (floating and fixed base) and hybrid calls of any order run one
+    compiled specialisation: later calls neither recompile nor add a second
+    copy of the recursion."""
+    from liedyn.forward import _articulated_body
+    rng = np.random.default_rng(151)
+    floating = random_tree(rng, 4)
+    fixed = random_tree(rng, 4, floating_base=False)
+    n = floating.n_joints
+    liedyn.forward_dynamics(floating, None, np.zeros(6), np.zeros(n), np.zeros(n),
+                            np.zeros((1, 6)), np.zeros((1, n)), 0)
+    compiled = len(_articulated_body.signatures)
+    liedyn.forward_dynamics(fixed, None, None, np.ones(n), np.ones(n), None, np.ones((4, n)), 3)
+    liedyn.hybrid_dynamics(floating, None, np.zeros((4, 6)), np.ones((5, n)), 2, [0, 2],
+                           tau=np.ones((3, n)), base_motion_driven=True,
+                           applied=np.ones((3, floating.n_bodies, 6)))
+    liedyn.hybrid_dynamics(fixed, None, None, np.ones((3, n)), 0, np.ones(n, bool))
+    assert len(_articulated_body.signatures) == compiled
