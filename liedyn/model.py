@@ -219,16 +219,16 @@ class Model:
         self._build()
         return len(self._names) - 1
 
-    def _resolve(self, parent):
-        if isinstance(parent, str):
-            if parent not in self._index:
-                raise ValueError(f"parent: unknown body {parent!r}")
-            return self._index[parent]
-        if isinstance(parent, (int, np.integer)) and not isinstance(parent, bool):
-            if not 0 <= parent < len(self._names):
-                raise ValueError(f"parent: index {parent} out of range [0, {len(self._names)})")
-            return int(parent)
-        raise TypeError(f"parent: expected a body name or index, got {type(parent).__name__}")
+    def _resolve(self, body, arg="parent"):
+        if isinstance(body, str):
+            if body not in self._index:
+                raise ValueError(f"{arg}: unknown body {body!r}")
+            return self._index[body]
+        if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
+            if not 0 <= body < len(self._names):
+                raise ValueError(f"{arg}: index {body} out of range [0, {len(self._names)})")
+            return int(body)
+        raise TypeError(f"{arg}: expected a body name or index, got {type(body).__name__}")
 
     def _build(self):
         rows = self._rows
@@ -284,7 +284,7 @@ class Model:
 
     def body_index(self, name):
         """Index of the body called ``name``."""
-        return self._resolve(name)
+        return self._resolve(name, "name")
 
     @property
     def home_pose(self):

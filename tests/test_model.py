@@ -237,3 +237,14 @@ def test_check_inertia_recovers_parameters_of_random_bodies():
         assert_close(m, mass, rtol=1e-14, what="mass")
         assert_close(c, com, rtol=0, atol=1e-13, what="com")
         assert_close(Jc, J, rtol=0, atol=1e-13, what="J")
+
+
+def test_body_index_errors_name_the_argument():
+    m = _two_arm_example()
+    assert m.body_index("body3") == 3 and m.body_index(2) == 2
+    with pytest.raises(ValueError, match="^name: unknown body"):
+        m.body_index("nobody")
+    with pytest.raises(ValueError, match="^name: index 4 out of range"):
+        m.body_index(4)
+    with pytest.raises(TypeError, match="^name:"):
+        m.body_index(1.0)
