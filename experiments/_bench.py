@@ -1,0 +1,325 @@
+"""Shared machinery of the benchmark scripts (``bench_*.py``): timing a
+callable, resumable CSV tables, the benchmark tree sizes of SPEC §9, random
+inputs, optional Pinocchio counterparts, growth-law fits and plot styling.
+
+Timing protocol (SPEC §9, Table 4): a few warm-up calls, then ``calls``
+calls each timed with ``time.perf_counter``; the mean (the paper's metric,
+elapsed time / calls) and the median are reported. Every comparison is a
+ratio of two timings taken in the same run.
+"""
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from tqdm import tqdm
+
+from models.trees import benchmark_tree
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file backend)
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT_DIR = ROOT / "paper_figures"
+
+N_BRANCHES = 5
+N_BOD_AT_101 = 20                                   # N = 1 + 5 · 20 = 101
+N_BOD_QUICK = (1, 2, 4, 8, 12, 16, 20, 30, 40, 60)  # N ≤ 301
+N_BOD_FULL = tuple(range(1, 200, 2))                # Table 4: 100 sizes, N ≤ 996
+CALLS_QUICK, CALLS_FULL = 500, 1000
+WARMUP = 5                    # Table 4: warm-up = 5
+WARMUP_SECONDS = 0.05         # and long enough to settle caches and the CPU clock
+ROUNDS = 10
+
+
+def n_bodies(n_bod):
+    return 1 + N_BRANCHES * n_bod
+
+
+def tree(n_bod):
+    """The benchmark tree of SPEC §9 with ``n_bod`` bodies per branch."""
+    return benchmark_tree(n_branches=N_BRANCHES, bodies_per_branch=n_bod)
+
+
+# ------------------------------------------------------------------ timing --
+
+def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
+    """Time several zero-argument callables ``fns`` (a dict name → callable)
+    against each other, interleaved so that they share the machine's load.
+
+    Each callable gets untimed warm-up calls (``warmup`` of them, and for at
+    least ``WARMUP_SECONDS`` unless ``budget`` is given), then up to ``calls``
+    timed calls in ``rounds`` rounds; within a round every callable runs its
+    share in turn. With ``budget`` (seconds per callable) the number of calls
+    is cut so that the total stays near the budget (at least 3), estimated
+    from the slowest warm-up call. Returns ``{name: dict(mean=, median=,
+    calls=)}`` in seconds per call: ``mean`` over all timed calls (the paper's
+    metric) and ``median`` the smallest of the per-round medians, which
+    discounts bursts of other load on a shared machine.
+    """
+    n_calls = {}
+    for name, fn in fns.items():
+        slowest, i, start = 0.0, 0, time.perf_counter()
+        while i < warmup or (budget is None and time.perf_counter() - start < WARMUP_SECONDS):
+            t0 = time.perf_counter()
+            fn()
+            slowest = max(slowest, time.perf_counter() - t0)
+            i += 1
+        n_calls[name] = (int(max(3, min(calls, budget / slowest)))
+                         if budget is not None and slowest > 0.0 else calls)
+    times = {name: [] for name in fns}
+    for k in range(rounds):
+        for name, fn in fns.items():
+            share = n_calls[name] * (k + 1) // rounds - n_calls[name] * k // rounds
+            block = np.empty(share)
+            for i in range(share):
+                t0 = time.perf_counter()
+                fn()
+                block[i] = time.perf_counter() - t0
+            times[name].append(block)
+    out = {}
+    for name, blocks in times.items():
+        medians = [np.median(b) for b in blocks if b.size]
+        every = np.concatenate(blocks)
+        out[name] = {"mean": float(every.mean()), "median": float(min(medians)),
+                     "calls": int(every.size)}
+    return out
+
+
+def time_call(fn, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
+    """:func:`time_calls` for one callable."""
+    return time_calls({"f": fn}, calls, warmup, budget, rounds)["f"]
+
+
+# ------------------------------------------------------------- CSV tables --
+
+class ResultTable:
+    """A CSV file that grows one row at a time, so a cut-short run keeps every
+    finished row; rows whose key is already present are skipped on rerun.
+
+    ``fields`` are the column names, ``key`` the subset identifying a row.
+    ``fresh`` discards an existing file.
+    """
+
+    def __init__(self, path, fields, key, fresh=False):
+        self.path, self.fields, self.key = Path(path), list(fields), list(key)
+        self.rows = []
+        if self.path.exists() and not fresh:
+            with open(self.path, newline="") as fh:
+                reader = csv.DictReader(fh)
+                if reader.fieldnames == self.fields:
+                    self.rows = list(reader)
+        if not self.rows:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "w", newline="") as fh:
+                csv.DictWriter(fh, self.fields).writeheader()
+
+    def _key(self, row):
+        return tuple(str(row[k]) for k in self.key)
+
+    def get(self, **key):
+        k = self._key(key)
+        for row in self.rows:
+            if self._key(row) == k:
+                return row
+        return None
+
+    def add(self, **row):
+        row = {f: _fmt(row.get(f, "")) for f in self.fields}
+        with open(self.path, "a", newline="") as fh:
+            csv.DictWriter(fh, self.fields).writerow(row)
+        self.rows.append(row)
+        return row
+
+    def select(self, **where):
+        return [r for r in self.rows if all(str(r[k]) == str(v) for k, v in where.items())]
+
+
+def _fmt(x):
+    if isinstance(x, float):
+        return f"{x:.6e}"
+    return str(x)
+
+
+def num(row, field):
+    """A float field of a CSV row; NaN when empty."""
+    v = row.get(field, "")
+    return float(v) if v not in ("", None) else float("nan")
+
+
+def print_table(title, header, rows):
+    """Print ``rows`` (lists of strings) under ``header`` as aligned columns."""
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(header)]
+    print(f"\n{title}")
+    print("  ".join(str(h).rjust(w) for h, w in zip(header, widths)))
+    for r in rows:
+        print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
+
+
+def us(seconds):
+    """Seconds as a short microsecond string."""
+    return "" if not np.isfinite(seconds) else f"{seconds * 1e6:.1f}"
+
+
+# ------------------------------------------------------------- arguments --
+
+def parser(doc, calls_help="timed calls per point"):
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small sweep, minutes (default)")
+    mode.add_argument("--full", action="store_true", help="the paper's Table 4 sizes")
+    ap.add_argument("--calls", type=int, default=None,
+                    help=f"{calls_help} (default {CALLS_QUICK} quick, {CALLS_FULL} full)")
+    ap.add_argument("--fresh", action="store_true", help="discard finished rows and rerun all")
+    ap.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default paper_figures/)")
+    ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    return ap
+
+
+def calls_for(args):
+    return args.calls if args.calls is not None else (CALLS_FULL if args.full else CALLS_QUICK)
+
+
+def output_stem(args, name):
+    """``<out>/<name>`` in quick mode, ``<out>/<name>_full`` with ``--full``."""
+    return Path(args.out) / (f"{name}_full" if args.full else name)
+
+
+# ----------------------------------------------------------------- sweeps --
+
+ORDERS_VS_N = tuple(range(6))     # r = 0..5 against N
+ORDERS_VS_R = tuple(range(11))    # r = 0..10 at N = 101
+
+
+def sweep_points(args):
+    """``(sweep, n_bod, r)`` of SPEC §9: ``"N"`` over the tree sizes for
+    r = 0..5, then ``"r"`` at N = 101 for r = 0..10."""
+    sizes = N_BOD_FULL if args.full else N_BOD_QUICK
+    pts = [("N", nb, r) for nb in sizes for r in ORDERS_VS_N]
+    return pts + [("r", N_BOD_AT_101, r) for r in ORDERS_VS_R]
+
+
+def run_sweep(args, table, measure, desc):
+    """Measure every sweep point missing from ``table``.
+
+    ``measure(model, r, calls, rng)`` returns the timing fields of one row;
+    the row is appended to the CSV as soon as it is measured. Returns the
+    number of points measured in this run.
+    """
+    todo = [p for p in sweep_points(args) if table.get(sweep=p[0], n_bod=p[1], r=p[2]) is None]
+    calls, model, built = calls_for(args), None, None
+    for sweep, n_bod, r in tqdm(todo, desc=desc, disable=args.no_progress):
+        if built != n_bod:
+            model, built = tree(n_bod), n_bod
+        rng = np.random.default_rng(1000 * n_bod + r)
+        table.add(sweep=sweep, n_bod=n_bod, N=n_bodies(n_bod), r=r,
+                  **measure(model, r, calls, rng))
+    return len(todo)
+
+
+# ----------------------------------------------------------------- inputs --
+
+def inverse_inputs(model, order, rng):
+    """Random inverse-dynamics jets (Table 4): base at identity,
+    ``base_twist`` ``(order+2, 6)``, ``q`` ``(order+3, n)``."""
+    return (np.eye(4), rng.normal(size=(order + 2, 6)),
+            rng.normal(size=(order + 3, model.n_joints)))
+
+
+def forward_inputs(model, order, rng):
+    """Forward-dynamics inputs (Table 4): base at identity and at rest, random
+    ``q, q̇``, zero wrench and torque jets."""
+    n = model.n_joints
+    return (np.eye(4), np.zeros(6), rng.normal(size=n), rng.normal(size=n),
+            np.zeros((order + 1, 6)), np.zeros((order + 1, n)))
+
+
+def pinocchio_calls(model, rng):
+    """``(rnea, aba)``: zero-argument callables running Pinocchio's own
+    ``rnea`` and ``aba`` on the same tree at a random state (raw calls, no
+    convention conversion inside the timing), or ``None`` when Pinocchio or
+    the test oracle that mirrors liedyn models is not available."""
+    try:
+        import pinocchio as pin
+        from tests.pinocchio_oracle import to_pinocchio
+    except ImportError:
+        return None
+    pm = to_pinocchio(model)
+    qp = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
+    v, a = rng.normal(size=pm.model.nv), rng.normal(size=pm.model.nv)
+    tau = np.zeros(pm.model.nv)
+    pmod, pdata = pm.model, pm.data
+    return (lambda: pin.rnea(pmod, pdata, qp, v, a), lambda: pin.aba(pmod, pdata, qp, v, tau))
+
+
+# ------------------------------------------------------------------- fits --
+
+def fit_power(x, y):
+    """Least-squares fit of ``log y = log a + α log x``: returns ``(a, α)``."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    alpha, loga = np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)
+    return float(np.exp(loga)), float(alpha)
+
+
+def fit_exponential(x, y):
+    """Least-squares fit of ``log y = log a + x log γ``: returns ``(a, γ)``."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
+    logg, loga = np.polyfit(x[ok], np.log(y[ok]), 1)
+    return float(np.exp(loga)), float(np.exp(logg))
+
+
+# ------------------------------------------------------------------ plots --
+
+def colors(k):
+    return plt.get_cmap("viridis")(np.linspace(0.0, 0.9, k))
+
+
+def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio=None):
+    """The figure of a recursion benchmark: (a) median time per call against
+    N, one line per order (``ref_field`` dashed, order 0); (b) against r at
+    N = 101; with ``ratio = (field, label)`` a third panel of that ratio
+    against N per order."""
+    ncol = 3 if ratio else 2
+    fig, axes = plt.subplots(1, ncol, figsize=(5.2 * ncol, 4.3), layout="constrained")
+    ax1, ax2 = axes[0], axes[1]
+    orders = [r for r in ORDERS_VS_N if table.select(sweep="N", r=r)]
+    for r, col in zip(orders, colors(len(orders))):
+        rows = table.select(sweep="N", r=r)
+        N = [num(x, "N") for x in rows]
+        ax1.loglog(N, [num(x, field) for x in rows], "o-", ms=3, color=col, label=f"r = {r}")
+        if ratio:
+            axes[2].semilogx(N, [num(x, ratio[0]) for x in rows], "o-", ms=3, color=col,
+                             label=f"r = {r}")
+    if ref_field:
+        rows = [x for x in table.select(sweep="N", r=0) if np.isfinite(num(x, ref_field))]
+        if rows:
+            ax1.loglog([num(x, "N") for x in rows], [num(x, ref_field) for x in rows], "k--",
+                       label=ref_label)
+    n101 = n_bodies(N_BOD_AT_101)
+    rows = table.select(sweep="r")
+    ax2.semilogy([num(x, "r") for x in rows], [num(x, field) for x in rows], "o-", color="C0",
+                 label=f"N = {n101}")
+    ax1.set(xlabel="number of bodies N", ylabel="median time per call [s]",
+            title=f"(a) {title} against N")
+    ax2.set(xlabel="derivative order r", ylabel="median time per call [s]",
+            title=f"(b) {title} against r, N = {n101}")
+    if ratio:
+        axes[2].set(xlabel="number of bodies N", ylabel=ratio[1], title=f"(c) {ratio[1]}")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    return save(fig, stem)
+
+
+def save(fig, stem):
+    path = Path(f"{stem}.png")
+    fig.savefig(path, dpi=130, bbox_inches="tight")
+    plt.close(fig)
+    return path

@@ -1,0 +1,66 @@
+"""Cost of inverse dynamics of order r (H-GRNE-FBS) against tree size and order.
+
+    python -m experiments.bench_inverse            # quick: N ≤ 301, 500 calls per point
+    python -m experiments.bench_inverse --full     # Table 4: N = 1 + 5·N_BOD, N_BOD = 1, 3, …, 199, 1000 calls
+
+Benchmark tree of SPEC §9 (5 branches, N = 1 + 5·N_BOD), base at identity,
+random jets per point. Time per call (mean, the paper's metric, and median,
+robust to other load on the machine; the figure shows the median) of ``liedyn.inverse_dynamics``
+versus N for r = 0..5 and versus r = 0..10 at N = 101, and Pinocchio's
+``rnea`` (order 0) on the same tree in the same run for the ratio of medians.
+
+Writes ``paper_figures/bench_inverse.csv`` and ``bench_inverse.png``
+(``_full`` suffix with ``--full``). Rows are appended as they finish; a rerun
+skips finished rows unless ``--fresh``.
+"""
+
+import liedyn
+
+from . import _bench as B
+
+FIELDS = ["sweep", "n_bod", "N", "r", "calls", "liedyn_mean_s", "liedyn_median_s",
+          "pinocchio_mean_s", "pinocchio_median_s", "liedyn_over_pinocchio"]
+
+
+def measure(model, r, calls, rng):
+    C0, Vb, q = B.inverse_inputs(model, r, rng)
+    fns = {"liedyn": lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r)}
+    pin = B.pinocchio_calls(model, rng) if r == 0 else None
+    if pin is not None:
+        fns["pin"] = pin[0]
+    t = B.time_calls(fns, calls)
+    row = dict(calls=t["liedyn"]["calls"], liedyn_mean_s=t["liedyn"]["mean"],
+               liedyn_median_s=t["liedyn"]["median"])
+    if pin is not None:
+        row.update(pinocchio_mean_s=t["pin"]["mean"], pinocchio_median_s=t["pin"]["median"],
+                   liedyn_over_pinocchio=t["liedyn"]["median"] / t["pin"]["median"])
+    return row
+
+
+def report(table):
+    rows = [[x["N"], x["r"], x["calls"], B.us(B.num(x, "liedyn_mean_s")),
+             B.us(B.num(x, "liedyn_median_s")), B.us(B.num(x, "pinocchio_median_s")),
+             "" if not x["liedyn_over_pinocchio"] else f"{B.num(x, 'liedyn_over_pinocchio'):.2f}"]
+            for x in table.select(sweep="N")]
+    head = ["N", "r", "calls", "mean µs", "median µs", "pin rnea median µs", "liedyn/pin (medians)"]
+    B.print_table("inverse_dynamics against N", head, rows)
+    rows = [[x["r"], x["calls"], B.us(B.num(x, "liedyn_mean_s")), B.us(B.num(x, "liedyn_median_s"))]
+            for x in table.select(sweep="r")]
+    B.print_table(f"inverse_dynamics against r at N = {B.n_bodies(B.N_BOD_AT_101)}",
+                  ["r", "calls", "mean µs", "median µs"], rows)
+
+
+def main(argv=None):
+    args = B.parser(__doc__).parse_args(argv)
+    stem = B.output_stem(args, "bench_inverse")
+    table = B.ResultTable(f"{stem}.csv", FIELDS, ["sweep", "n_bod", "r"], fresh=args.fresh)
+    B.run_sweep(args, table, measure, "inverse dynamics")
+    report(table)
+    png = B.plot_sweeps(table, stem, "inverse dynamics", "liedyn_median_s",
+                        "pinocchio_median_s", "Pinocchio rnea (r = 0)")
+    print(f"\nwrote {stem}.csv and {png}")
+    return table
+
+
+if __name__ == "__main__":
+    main()
