@@ -15,8 +15,11 @@ def as_array(x, name, shape=None, ndim=None):
     """``x`` as a finite float64 array, optionally of a given shape."""
     if x is None:
         raise TypeError(f"{name}: expected an array, got None")
+    a = np.asarray(x)
+    if a.dtype.kind in "cUSV":           # complex would lose its imaginary part silently
+        raise TypeError(f"{name}: expected a real numeric array, got dtype {a.dtype}")
     try:
-        a = np.asarray(x, dtype=np.float64)
+        a = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name}: expected a real numeric array ({err})") from None
     if shape is not None and a.shape != tuple(shape):

@@ -423,6 +423,7 @@ BAD = [
     (FLOAT, "q", np.zeros(3), ValueError),
     (FLOAT, "q", np.where(np.eye(4, 3) > 0, np.nan, 0.0), ValueError),
     (FLOAT, "q", None, TypeError),
+    (FLOAT, "q", np.zeros((4, 3)) + 1j, TypeError),
     (FLOAT, "order", -1, ValueError),
     (FLOAT, "order", 1.0, TypeError),
     (FLOAT, "order", True, TypeError),

@@ -364,6 +364,8 @@ def test_non_numeric_raises_type_error():
         se3.exp(["a"] * 6)
     with pytest.raises(TypeError, match="^V:"):
         se3.exp(None)
+    with pytest.raises(TypeError, match="^V:.*complex"):
+        se3.exp(np.zeros(6) + 1e-3j)
 
 
 def test_long_products_stay_valid_poses():
