@@ -173,16 +173,17 @@ def _source_hash():
 def _cache_path(cache_dir, params, motion, n_samples, order):
     key = hashlib.sha1(repr((params, motion, n_samples, forward_available(),
                              _source_hash())).encode()).hexdigest()[:16]
-    return cache_dir / f"aerial_manipulator_{key}_r{order}.npz"
+    return cache_dir / f"aerial_manipulator_n{n_samples}_r{order}_{key}.npz"
 
 
 def _save_order(path, res):
-    """Store one order; drop this order's entries made under other settings or code."""
+    """Store one order; drop the entries of this order and sample count made
+    under other settings or code."""
     path.parent.mkdir(parents=True, exist_ok=True)
     ignore = path.parent / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n")
-    for stale in path.parent.glob(f"aerial_manipulator_*_r{res.order}.npz"):
+    for stale in path.parent.glob(path.name.rsplit("_", 1)[0] + "_*.npz"):
         stale.unlink()
     arrays = {k: v for k, v in vars(res).items() if isinstance(v, np.ndarray)}
     tmp = path.with_suffix(".tmp.npz")
