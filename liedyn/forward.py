@@ -33,12 +33,17 @@ Order r, given everything of orders ``0..r−1``:
    in ``V^(r+1)`` with coefficient ``M_j``), minus applied and gravity wrench
    jets. ``S_j^(r+1)`` and ``Vbias_j`` come from the kinematics step of
    §3 evaluated with ``V_p^(r+1) = 0`` and, for a force-driven joint,
-   ``q_j^(r+2) = 0``; row ``r+1`` of ``V`` holds that partial twist
-   ``V_j^(r+1) − V_p^(r+1)`` until the recovery pass.
+   ``q_j^(r+2) = 0``: row ``r+1`` of ``V`` holds ``Vbias_j`` (plus
+   ``S_j q_j^(r+2)`` for a motion-driven joint) until the recovery pass adds
+   the rest.
 2. base: solve ``M^A_0 V₀^(r+1) = W₀^(r) − W^A_{0,r}`` with the Cholesky
    factor, or take the prescribed ``V₀^(r+1)`` and return ``W₀^(r)``.
 3. recovery (parents first): ``q^(r+2)``, ``V^(r+1)``, ``W^(r)``, and the
    forces of motion-driven joints by the projection of §4.
+
+Armature ``I_a`` adds to ``D_j`` and so to the downdate of ``M^A``; damping
+``b`` enters as ``τ_j^(r) − b q_j^(r+1)`` (SPEC §5). A pivot ``D_j`` that is
+numerically zero stops the call with the body's name (never NaN).
 """
 
 from dataclasses import dataclass
