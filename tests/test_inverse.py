@@ -95,6 +95,27 @@ def test_fixed_base_reaction_equals_free_flyer_at_rest(make, seed):
     assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau")
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_order0_equals_pinocchio_on_a_zoo_of_random_trees(seed):
+    """Random size (2–15 bodies), joint mix, shuffled or serial parents, base
+    kind, armature and damping, at a random state with applied wrenches."""
+    rng = np.random.default_rng(1000 + seed)
+    model = random_tree(rng, int(rng.integers(2, 16)), floating_base=bool(rng.integers(2)),
+                        prismatic_fraction=rng.uniform(0.0, 1.0), armature=bool(rng.integers(2)),
+                        damping=bool(rng.integers(2)), shuffle=bool(rng.integers(2)))
+    C0 = se3.exp(rng.normal(size=6))
+    pm = to_pinocchio(model, base_pose=C0)          # base_pose only matters for a fixed base
+    Vb = rng.normal(size=(2, 6)) if model.floating_base else None
+    q = rng.normal(size=(3, model.n_joints))
+    applied = rng.normal(size=(1, model.n_bodies, 6))
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, 0, applied=applied)
+    W0, tau = pm.rnea(C0, Vb, q, applied)
+    scale = max(np.max(np.abs(tau)), np.max(np.abs(W0)), 1.0)
+    assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau vs rnea")
+    if model.floating_base:
+        assert_close(res.base_wrench[0], W0, rtol=0, atol=1e-9 * scale, what="W0 vs rnea")
+
+
 def test_armature_and_damping_match_pinocchio():
     rng = np.random.default_rng(7)
     model = random_tree(rng, 7, armature=True, damping=True)
