@@ -44,8 +44,8 @@ the paper's ref. [56]), which the paper's Fig. 2 draws:
   ``c_τ/c_f`` of 10-inch propellers, typically 0.01–0.02 m;
 * **spin directions** ``s_i = (−1)^i`` are paired with the cant signs so that
   the yaw moment of the tilted thrust (``−a sin α_i``) and the drag moment
-  (``s_i κ cos α``) add rather than cancel, Rajappa et al.'s choice: with
-  the opposite pairing the (unscaled) condition number grows from 6.2 to 7.8.
+  (``s_i κ cos α``) add rather than cancel: with the opposite pairing the
+  (unscaled) condition number grows from 6.2 to 7.8.
 
 All of these remain parameters of :class:`AerialManipulatorParams`.
 """
