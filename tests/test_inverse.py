@@ -48,6 +48,18 @@ MODELS = [pytest.param(make, seed, id=name) for name, make, seed in _models()]
 
 # ------------------------------------------------------ (a) Pinocchio --
 
+def _check_against_rnea(model, pm, C0, Vb, q, applied=None):
+    """liedyn order 0 vs the oracle's RNEA: τ, and W₀ for a free-flyer mirror,
+    to 1e-9 of the largest entry. Returns liedyn's result and that scale."""
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, 0, applied=applied)
+    W0, tau = pm.rnea(C0, Vb, q, applied)        # Vb None: base at rest
+    scale = max(np.max(np.abs(tau)), np.max(np.abs(W0)), 1.0)
+    assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau vs rnea")
+    if pm.free_flyer:
+        assert_close(res.base_wrench[0], W0, rtol=0, atol=1e-9 * scale, what="W0 vs rnea")
+    return res, scale
+
+
 @pytest.mark.parametrize("make,seed", MODELS)
 def test_order0_equals_pinocchio_rnea(make, seed):
     """Relative agreement 1e-9 of ``max|·|`` (measured ~1e-15): W₀ and τ, plus
@@ -62,12 +74,7 @@ def test_order0_equals_pinocchio_rnea(make, seed):
         Vb = rng.normal(size=(2, 6)) if model.floating_base else None
         q = rng.normal(size=(3, n)) * 1.5
         applied = rng.normal(size=(1, N, 6)) if trial == 2 else None
-        res = liedyn.inverse_dynamics(model, C0, Vb, q, 0, applied=applied)
-        W0, tau = pm.rnea(C0, Vb, q, applied)
-        scale = max(np.max(np.abs(tau)), np.max(np.abs(W0)), 1.0)
-        assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau vs rnea")
-        if model.floating_base:
-            assert_close(res.base_wrench[0], W0, rtol=0, atol=1e-9 * scale, what="W0 vs rnea")
+        res, scale = _check_against_rnea(model, pm, C0, Vb, q, applied)
         # data.f: wrench across joint j in its joint frame (RNEA leaves data.oMi alone)
         pin.forwardKinematics(pm.model, pm.data, pm.config_to_pin(C0, q[0]))
         for j in range(1, N):
@@ -88,11 +95,7 @@ def test_fixed_base_reaction_equals_free_flyer_at_rest(make, seed):
     pm = to_pinocchio(model, free_flyer=True)
     q = rng.normal(size=(3, model.n_joints))
     applied = rng.normal(size=(1, model.n_bodies, 6))
-    res = liedyn.inverse_dynamics(model, C0, None, q, 0, applied=applied)
-    W0, tau = pm.rnea(C0, np.zeros((2, 6)), q, applied)
-    scale = max(np.max(np.abs(W0)), 1.0)
-    assert_close(res.base_wrench[0], W0, rtol=0, atol=1e-9 * scale, what="reaction")
-    assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau")
+    _check_against_rnea(model, pm, C0, None, q, applied)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -108,12 +111,7 @@ def test_order0_equals_pinocchio_on_a_zoo_of_random_trees(seed):
     Vb = rng.normal(size=(2, 6)) if model.floating_base else None
     q = rng.normal(size=(3, model.n_joints))
     applied = rng.normal(size=(1, model.n_bodies, 6))
-    res = liedyn.inverse_dynamics(model, C0, Vb, q, 0, applied=applied)
-    W0, tau = pm.rnea(C0, Vb, q, applied)
-    scale = max(np.max(np.abs(tau)), np.max(np.abs(W0)), 1.0)
-    assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau vs rnea")
-    if model.floating_base:
-        assert_close(res.base_wrench[0], W0, rtol=0, atol=1e-9 * scale, what="W0 vs rnea")
+    _check_against_rnea(model, pm, C0, Vb, q, applied)
 
 
 def test_armature_and_damping_match_pinocchio():
@@ -121,10 +119,7 @@ def test_armature_and_damping_match_pinocchio():
     model = random_tree(rng, 7, armature=True, damping=True)
     pm = to_pinocchio(model)          # armature through pinocchio.Model.armature, damping b q̇
     C0, Vb, q = se3.exp(rng.normal(size=6)), rng.normal(size=(2, 6)), rng.normal(size=(3, 6))
-    res = liedyn.inverse_dynamics(model, C0, Vb, q, 0)
-    W0, tau = pm.rnea(C0, Vb, q)
-    assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * np.max(np.abs(tau)), what="tau")
-    assert_close(res.base_wrench[0], W0, rtol=0, atol=1e-9 * np.max(np.abs(W0)), what="W0")
+    _check_against_rnea(model, pm, C0, Vb, q)
 
 
 # ---------------------------------------------- smooth trajectories --
