@@ -2,6 +2,8 @@
 on Lie groups (spatial twists, base on the whole of SE(3))."""
 
 from . import se3
+from .batch import (ForwardDynamicsBatchResult, InverseDynamicsBatchResult,
+                    forward_dynamics_batch, inverse_dynamics_batch)
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
 from .forward import ForwardDynamicsResult, forward_dynamics
@@ -18,5 +20,7 @@ __all__ = [
     "hybrid_dynamics", "HybridDynamicsResult",
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
+    "inverse_dynamics_batch", "InverseDynamicsBatchResult",
+    "forward_dynamics_batch", "ForwardDynamicsBatchResult",
 ]
 __version__ = "0.1.0"

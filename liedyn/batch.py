@@ -1,9 +1,10 @@
 """Whole trajectories in one call: a leading batch axis on every input.
 
-``inverse_dynamics_batch`` evaluates H-GRNE-FBS at ``B`` independent samples
-(for example the 3000 samples of a trajectory), splitting the samples into one
-contiguous block per core. Each block allocates its scratch once and then
-runs the same compiled kernel as :func:`liedyn.inverse_dynamics` on every
+``inverse_dynamics_batch`` and ``forward_dynamics_batch`` evaluate H-GRNE-FBS
+and H-GABI-FBS at ``B`` independent samples (for example the 3000 samples of
+a trajectory), splitting the samples into one contiguous block per core. Each
+block allocates its scratch once and then runs the same compiled kernel as
+:func:`liedyn.inverse_dynamics` / :func:`liedyn.forward_dynamics` on every
 sample of the block.
 """
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from ._jit import get_num_threads, njit, prange
 from ._validate import _pose_defect, as_array, check_order, POSE_TOL
+from .forward import OK, _articulated_body, singular_pivot_error
 from .inverse import _inverse_dynamics
 from .workspace import binomials
 
@@ -34,9 +36,9 @@ def _inverse_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, Vb
         W = np.empty((r + 1, N, 6))
         t = np.empty((r + 1, n))
         for b in range(blk * B // n_blocks, (blk + 1) * B // n_blocks):
+            Wa = Wapp[b] if Wapp.shape[0] > 1 else Wapp[0]
             _inverse_dynamics(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0[b], Vb[b], q[b],
-                              Wapp[b if Wapp.shape[0] > 1 else 0], r, binom,
-                              F, C, S, V, c, Ic, Pi, W, t)
+                              Wa, r, binom, F, C, S, V, c, Ic, Pi, W, t)
             W0[b] = W[:, 0]
             tau[b] = t
 
@@ -127,3 +129,122 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, applied=None)
                             model.joint_damping, model.gravity, F0, Vb, qj, Wapp, r,
                             binomials(r + 3), n_blocks, W0, tau)
     return InverseDynamicsBatchResult(base_wrench=W0, tau=tau)
+
+
+@njit(parallel=True)
+def _forward_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, base_motion, Vb,
+                            Wb, Wapp, R, binom, n_blocks, q, tau, status):
+    B = F0.shape[0]
+    N = parent.shape[0]
+    motion = np.zeros(N, dtype=np.bool_)
+    for blk in prange(n_blocks):
+        F = np.empty((N, 4, 4))
+        C = np.empty((N, 4, 4))
+        S = np.empty((R + 2, N, 6))
+        V = np.empty((R + 2, N, 6))
+        c = np.empty((R + 3, N, 3))
+        Ic = np.empty((R + 2, N, 3, 3))
+        Pib = np.empty((R + 2, N, 6))
+        MA = np.empty((N, 6, 6))
+        U = np.empty((N, 6))
+        D = np.empty(N)
+        L = np.empty((6, 6))
+        W = np.empty((R + 1, N, 6))
+        for b in range(blk * B // n_blocks, (blk + 1) * B // n_blocks):
+            V[:] = 0.0
+            W[:] = 0.0
+            Wa = Wapp[b] if Wapp.shape[0] > 1 else Wapp[0]
+            status[b] = _articulated_body(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0[b],
+                                          motion, base_motion, Vb[b], Wb[b], Wa, R, binom,
+                                          q[b], tau[b], F, C, S, V, c, Ic, Pib, MA, U, D, L, W)
+            Vb[b] = V[:, 0]
+
+
+@dataclass(frozen=True)
+class ForwardDynamicsBatchResult:
+    """Output of :func:`forward_dynamics_batch`.
+
+    Attributes
+    ----------
+    base_twist : (B, order+2, 6)
+        ``V₀^(0..order+1)`` per sample (zeros for a fixed base).
+    q : (B, order+3, n)
+        ``q^(0..order+2)`` per sample.
+    """
+
+    base_twist: np.ndarray
+    q: np.ndarray
+
+
+def forward_dynamics_batch(model, base_pose, base_twist, q, qd, base_wrench, tau, order,
+                           applied=None):
+    """:func:`liedyn.forward_dynamics` for ``B`` samples at once, on all cores.
+
+    Parameters
+    ----------
+    base_pose : (B, 4, 4) or None
+    base_twist : (B, 6) or None
+        ``None`` for a fixed base.
+    q, qd : (B, n)
+    base_wrench : (B, order+1, 6) or None
+        ``None`` for a fixed base.
+    tau : (B, order+1, n)
+    order : int ≥ 0
+    applied : (B, order+1, N, 6), optional
+
+    Returns
+    -------
+    ForwardDynamicsBatchResult
+
+    Raises
+    ------
+    ValueError
+        As :func:`liedyn.forward_dynamics`; a singular pivot names the sample.
+    """
+    R = check_order(order)
+    model.require_bodies()
+    N, n = model.n_bodies, model.n_joints
+    q0 = _batch(q, "q", (n,))
+    B = q0.shape[0]
+    qd0 = _batch(qd, "qd", (n,))
+    tauj = _batch(tau, "tau", (R + 1, n))
+    for name, a in (("qd", qd0), ("tau", tauj)):
+        if a.shape[0] != B:
+            raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
+    if model.floating_base:
+        if base_twist is None or base_wrench is None:
+            raise ValueError("base_twist, base_wrench: a floating base needs both, "
+                             f"shapes (B, 6) and (B, {R + 1}, 6)")
+        V0 = _batch(base_twist, "base_twist", (6,))
+        Wb = _batch(base_wrench, "base_wrench", (R + 1, 6))
+        for name, a in (("base_twist", V0), ("base_wrench", Wb)):
+            if a.shape[0] != B:
+                raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
+        Vb = np.zeros((B, R + 2, 6))
+        Vb[:, 0] = V0
+    else:
+        if base_twist is not None or base_wrench is not None:
+            raise ValueError("base_twist, base_wrench: a fixed base takes neither; pass None")
+        Vb = np.zeros((B, R + 2, 6))
+        Wb = np.zeros((B, R + 1, 6))
+    F0 = np.ascontiguousarray(_batch_poses(base_pose, B, model) @ model.home_pose_inv)
+    if applied is None:
+        Wapp = np.zeros((1, R + 1, N, 6))
+    else:
+        Wapp = _batch(applied, "applied", (R + 1, N, 6))
+        if Wapp.shape[0] != B:
+            raise ValueError(f"applied: expected {B} samples (the batch size of q), got {Wapp.shape[0]}")
+    qj = np.zeros((B, R + 3, n))
+    qj[:, 0] = q0
+    qj[:, 1] = qd0
+    status = np.empty(B, dtype=np.int64)
+    n_blocks = max(1, min(B, get_num_threads()))
+    _forward_dynamics_batch(model.body_parent, model.joint_screw, model.body_home,
+                            model.body_mass, model.body_com, model.body_rot_inertia,
+                            model.joint_armature, model.joint_damping, model.gravity, F0,
+                            not model.floating_base, Vb, Wb, Wapp, R, binomials(R + 3), n_blocks,
+                            qj, tauj.copy(), status)
+    bad = np.flatnonzero(status != OK)
+    if bad.size:
+        raise singular_pivot_error(model, int(status[bad[0]]), f"sample {bad[0]}: ")
+    return ForwardDynamicsBatchResult(base_twist=Vb, q=qj)

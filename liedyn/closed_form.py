@@ -53,11 +53,10 @@ import numpy as np
 
 from ._jit import njit
 from ._validate import check_order
-from .forward import check_state0
 from .inertia import _com_inertia_init, _spatial_inertia_into
 from .kinematics import _kinematics
 from .se3 import _coad_acc
-from .workspace import binomials, check_applied, check_jet, check_state
+from .workspace import binomials, check_applied, check_jet, check_state, check_state0
 
 __all__ = [
     "ClosedFormJets", "closed_form_jets", "closed_form_inverse_dynamics",

@@ -51,12 +51,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import njit
-from ._validate import as_array, check_order, check_pose, check_twist
+from ._validate import check_order
 from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
                       _rot_inertia_order, _spatial_inertia_into)
 from .kinematics import _poses, _screw_twist_order
-from .se3 import _Ad_into, inv
-from .workspace import binomials, check_applied, check_jet
+from .se3 import _Ad_into
+from .workspace import binomials, check_applied, check_jet, check_state0
 
 # A pivot D_j below PIVOT_RTOL times its magnitude scale Σ|S_a||M^A_ab||S_b| + I_a
 # is treated as zero. The round-off in D_j is a few eps times that scale, so
@@ -256,6 +256,18 @@ def _articulated_body(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, motion, 
     return OK
 
 
+def singular_pivot_error(model, status, where=""):
+    """The ``ValueError`` for a kernel status naming body ``status`` (0: base)."""
+    if status == 0:
+        return ValueError(f"{where}base {model.body_names[0]!r}: articulated inertia M^A_0 is not "
+                          f"positive definite at this configuration, so its acceleration is "
+                          f"undetermined (a massless or point-mass floating base?)")
+    return ValueError(f"{where}joint of body {model.body_names[status]!r} (q column {status - 1}): "
+                      f"singular pivot D = Sᵀ M^A S + I_a ≈ 0, the subtree it moves has no "
+                      f"inertia about or along the joint axis (e.g. a point mass on a "
+                      f"revolute axis); add armature or inertia, or prescribe its motion")
+
+
 def _solve(model, C0, motion, base_motion, Vb, Wb, Wapp, R, q, tau):
     """Allocate the outputs and scratch, run the kernel, raise on a singular pivot.
 
@@ -279,37 +291,11 @@ def _solve(model, C0, motion, base_motion, Vb, Wb, Wapp, R, q, tau):
     status = _articulated_body(model.body_parent, model.joint_screw, model.body_home,
                                model.body_mass, model.body_com, model.body_rot_inertia,
                                model.joint_armature, model.joint_damping, model.gravity,
-                               C0 @ inv(model.home_pose), motion, base_motion, Vb, Wb, Wapp, R,
+                               C0 @ model.home_pose_inv, motion, base_motion, Vb, Wb, Wapp, R,
                                binomials(R + 3), q, tau, F, C, S, V, c, Ic, Pib, MA, U, D, L, W)
-    if status == 0:
-        raise ValueError(f"base {model.body_names[0]!r}: articulated inertia M^A_0 is not "
-                         f"positive definite at this configuration, so its acceleration is "
-                         f"undetermined (a massless or point-mass floating base?)")
     if status != OK:
-        raise ValueError(f"joint of body {model.body_names[status]!r} (q column {status - 1}): "
-                         f"singular pivot D = Sᵀ M^A S + I_a ≈ 0, the subtree it moves has no "
-                         f"inertia about or along the joint axis (e.g. a point mass on a "
-                         f"revolute axis); add armature or inertia, or prescribe its motion")
+        raise singular_pivot_error(model, status)
     return F, C, S, V, MA, W
-
-
-def check_state0(model, base_pose, base_twist, q, qd):
-    """Validate the state ``(C₀, V₀, q, q̇)`` of forward and hybrid dynamics.
-
-    Returns ``C0`` (4, 4), ``V0`` (6,) (zeros for a fixed base), ``q``, ``qd`` (n,).
-    """
-    model.require_bodies()
-    C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
-    if model.floating_base:
-        if base_twist is None:
-            raise ValueError("base_twist: a floating base needs its twist, shape (6,)")
-        V0 = check_twist(base_twist, "base_twist")
-    else:
-        if base_twist is not None:
-            raise ValueError("base_twist: a fixed base does not move; pass None")
-        V0 = np.zeros(6)
-    n = model.n_joints
-    return C0, V0, as_array(q, "q", shape=(n,)), as_array(qd, "qd", shape=(n,))
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_order
-from .forward import _solve, check_state0
-from .workspace import check_applied, check_jet
+from .forward import _solve
+from .workspace import check_applied, check_jet, check_state0
 
 
 def _joint_mask(motion_driven, n):

@@ -4,7 +4,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validate import as_array, check_pose
+from ._validate import as_array, check_pose, check_twist
 
 
 @lru_cache(maxsize=None)
@@ -58,3 +58,22 @@ def check_applied(model, applied, rows):
     if applied is None:
         return np.zeros((rows, model.n_bodies, 6))
     return check_jet(applied, "applied", (rows, model.n_bodies, 6))
+
+
+def check_state0(model, base_pose, base_twist, q, qd):
+    """Validate the state ``(C₀, V₀, q, q̇)`` of forward and hybrid dynamics.
+
+    Returns ``C0`` (4, 4), ``V0`` (6,) (zeros for a fixed base), ``q``, ``qd`` (n,).
+    """
+    model.require_bodies()
+    C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
+    if model.floating_base:
+        if base_twist is None:
+            raise ValueError("base_twist: a floating base needs its twist, shape (6,)")
+        V0 = check_twist(base_twist, "base_twist")
+    else:
+        if base_twist is not None:
+            raise ValueError("base_twist: a fixed base does not move; pass None")
+        V0 = np.zeros(6)
+    n = model.n_joints
+    return C0, V0, as_array(q, "q", shape=(n,)), as_array(qd, "qd", shape=(n,))
