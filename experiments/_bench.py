@@ -50,8 +50,9 @@ def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
     """Time several zero-argument callables ``fns`` (a dict name → callable)
     against each other, interleaved so that they share the machine's load.
 
-    Each callable gets untimed warm-up calls (``warmup`` of them, and for at
-    least ``WARMUP_SECONDS`` unless ``budget`` is given), then up to ``calls``
+    Each callable gets untimed warm-up calls (``warmup`` of them and for at
+    least ``WARMUP_SECONDS``, but no longer than a quarter of ``budget``
+    for a slow one), then up to ``calls``
     timed calls in ``rounds`` rounds; within a round every callable runs its
     share in turn. With ``budget`` (seconds per callable) the number of calls
     is cut so that the total stays near the budget (at least 3), estimated
@@ -63,11 +64,15 @@ def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
     n_calls = {}
     for name, fn in fns.items():
         slowest, i, start = 0.0, 0, time.perf_counter()
-        while i < warmup or (budget is None and time.perf_counter() - start < WARMUP_SECONDS):
+        while True:
             t0 = time.perf_counter()
             fn()
             slowest = max(slowest, time.perf_counter() - t0)
             i += 1
+            elapsed = time.perf_counter() - start
+            if (i >= warmup and elapsed >= WARMUP_SECONDS) or (
+                    budget is not None and elapsed >= budget / 4):
+                break
         n_calls[name] = (int(max(3, min(calls, budget / slowest)))
                          if budget is not None and slowest > 0.0 else calls)
     times = {name: [] for name in fns}
@@ -134,6 +139,15 @@ class ResultTable:
         self.rows.append(row)
         return row
 
+    def remove(self, **key):
+        """Drop the row with this key (the file is rewritten)."""
+        k = self._key(key)
+        self.rows = [r for r in self.rows if self._key(r) != k]
+        with open(self.path, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, self.fields)
+            writer.writeheader()
+            writer.writerows(self.rows)
+
     def select(self, **where):
         return [r for r in self.rows if all(str(r[k]) == str(v) for k, v in where.items())]
 
@@ -167,15 +181,20 @@ def us(seconds):
 
 # ------------------------------------------------------------- arguments --
 
-def parser(doc, calls_help="timed calls per point"):
+def parser(doc, calls_default=(None, None), timing=True):
+    """Arguments shared by the benchmarks; ``calls_default`` (quick, full)
+    overrides the module's defaults in the help text; ``timing=False`` leaves
+    out the options of scripts that measure (``--calls``, ``--fresh``)."""
+    quick, full = (c if c is not None else d for c, d in zip(calls_default, (CALLS_QUICK, CALLS_FULL)))
     ap = argparse.ArgumentParser(description=doc.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sweep, minutes (default)")
     mode.add_argument("--full", action="store_true", help="the paper's Table 4 sizes")
-    ap.add_argument("--calls", type=int, default=None,
-                    help=f"{calls_help} (default {CALLS_QUICK} quick, {CALLS_FULL} full)")
-    ap.add_argument("--fresh", action="store_true", help="discard finished rows and rerun all")
+    if timing:
+        ap.add_argument("--calls", type=int, default=None,
+                        help=f"timed calls per point (default {quick} quick, {full} full)")
+        ap.add_argument("--fresh", action="store_true", help="discard finished rows and rerun all")
     ap.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default paper_figures/)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return ap
@@ -265,6 +284,22 @@ def fit_power(x, y):
     ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
     alpha, loga = np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)
     return float(np.exp(loga)), float(alpha)
+
+
+def fit_offset_power(x, y):
+    """Least-squares fit of ``y = c₀ + a x^α`` with relative residuals
+    (``c₀, a ≥ 0``): a fixed cost per call plus a power law. Returns
+    ``(c₀, a, α)``."""
+    from scipy.optimize import curve_fit
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
+    x, y = x[ok], y[ok]
+    pos = x > 0
+    a0, alpha0 = fit_power(x[pos], y[pos] - 0.5 * y.min())
+    p, _ = curve_fit(lambda x, c0, a, alpha: c0 + a * x ** alpha, x, y,
+                     p0=(0.5 * y.min(), a0, min(max(alpha0, 0.1), 3.9)), sigma=y,
+                     bounds=([0.0, 0.0, 0.0], [np.inf, np.inf, 4.0]), maxfev=20000)
+    return float(p[0]), float(p[1]), float(p[2])
 
 
 def fit_exponential(x, y):
