@@ -11,11 +11,19 @@ from ._jit import njit
 POSE_TOL = 1e-8
 
 
+@njit
+def _all_finite(a):
+    for x in a:
+        if not np.isfinite(x):
+            return False
+    return True
+
+
 def as_array(x, name, shape=None, ndim=None):
     """``x`` as a finite float64 array, optionally of a given shape."""
     if x is None:
         raise TypeError(f"{name}: expected an array, got None")
-    a = np.asarray(x)
+    a = x if type(x) is np.ndarray and x.dtype == np.float64 else np.asarray(x)
     if a.dtype.kind in "cUSV":           # complex would lose its imaginary part silently
         raise TypeError(f"{name}: expected a real numeric array, got dtype {a.dtype}")
     try:
@@ -26,9 +34,7 @@ def as_array(x, name, shape=None, ndim=None):
         raise ValueError(f"{name}: expected shape {tuple(shape)}, got {a.shape}")
     if ndim is not None and a.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-D array, got shape {a.shape}")
-    # The sum is finite whenever every entry is (short of overflow, which the
-    # elementwise check then rules out), and costs far less than isfinite.
-    if not np.isfinite(a.sum()) and not np.all(np.isfinite(a)):
+    if not _all_finite(a.reshape(-1)):
         raise ValueError(f"{name}: contains NaN or infinite values")
     return a
 

@@ -35,15 +35,26 @@ from ._jit import njit
 def _com_inertia_init(j, C, com_b, J_b, c, Ic):
     """``c_j = R com + p`` and ``I_c = R J Rᵀ`` from the body pose ``C_j``."""
     R = C[j, :3, :3]
+    J = J_b[j]
     for i in range(3):
         c[0, j, i] = C[j, i, 3] + R[i, 0] * com_b[j, 0] + R[i, 1] * com_b[j, 1] + R[i, 2] * com_b[j, 2]
-    for i in range(3):
-        for k in range(3):
-            acc = 0.0
-            for a in range(3):
-                for b in range(3):
-                    acc += R[i, a] * J_b[j, a, b] * R[k, b]
-            Ic[0, j, i, k] = acc
+    # T = J Rᵀ, then the six entries of the symmetric R T
+    t00 = J[0, 0] * R[0, 0] + J[0, 1] * R[0, 1] + J[0, 2] * R[0, 2]
+    t10 = J[1, 0] * R[0, 0] + J[1, 1] * R[0, 1] + J[1, 2] * R[0, 2]
+    t20 = J[2, 0] * R[0, 0] + J[2, 1] * R[0, 1] + J[2, 2] * R[0, 2]
+    t01 = J[0, 0] * R[1, 0] + J[0, 1] * R[1, 1] + J[0, 2] * R[1, 2]
+    t11 = J[1, 0] * R[1, 0] + J[1, 1] * R[1, 1] + J[1, 2] * R[1, 2]
+    t21 = J[2, 0] * R[1, 0] + J[2, 1] * R[1, 1] + J[2, 2] * R[1, 2]
+    t02 = J[0, 0] * R[2, 0] + J[0, 1] * R[2, 1] + J[0, 2] * R[2, 2]
+    t12 = J[1, 0] * R[2, 0] + J[1, 1] * R[2, 1] + J[1, 2] * R[2, 2]
+    t22 = J[2, 0] * R[2, 0] + J[2, 1] * R[2, 1] + J[2, 2] * R[2, 2]
+    I = Ic[0, j]
+    I[0, 0] = R[0, 0] * t00 + R[0, 1] * t10 + R[0, 2] * t20
+    I[1, 1] = R[1, 0] * t01 + R[1, 1] * t11 + R[1, 2] * t21
+    I[2, 2] = R[2, 0] * t02 + R[2, 1] * t12 + R[2, 2] * t22
+    I[0, 1] = I[1, 0] = R[0, 0] * t01 + R[0, 1] * t11 + R[0, 2] * t21
+    I[0, 2] = I[2, 0] = R[0, 0] * t02 + R[0, 1] * t12 + R[0, 2] * t22
+    I[1, 2] = I[2, 1] = R[1, 0] * t02 + R[1, 1] * t12 + R[1, 2] * t22
 
 
 @njit(inline=True)
