@@ -44,20 +44,24 @@ def _jets(model, rng, R):
     return C0, Vb, rng.normal(size=(R + 3, model.n_joints)) * 0.5
 
 
-def _check(model, rng, R):
-    """AD inverse and forward maps agree with inverse_ and forward_dynamics."""
+def _check(model, rng, R, applied=False):
+    """AD inverse and forward maps agree with inverse_ and forward_dynamics
+    (with random applied wrench jets when ``applied``)."""
     C0, Vb, q = _jets(model, rng, R)
     fl = model.floating_base
-    inv = liedyn.inverse_dynamics(model, C0, Vb, q, R)
+    Wa = rng.normal(size=(R + 1, model.n_bodies, 6)) * 0.5 if applied else None
+    inv = liedyn.inverse_dynamics(model, C0, Vb, q, R, Wa)
     Wb = inv.base_wrench if fl else None
-    fwd = liedyn.forward_dynamics(model, C0, Vb[0] if fl else None, q[0], q[1], Wb, inv.tau, R)
-    base = CasadiBaseline(model)
+    fwd = liedyn.forward_dynamics(model, C0, Vb[0] if fl else None, q[0], q[1], Wb, inv.tau, R, Wa)
+    base = CasadiBaseline(model, applied=applied)
     for r in range(R + 1):
-        W_ad, tau_ad = base.inverse_derivative(C0, Vb[:r + 2] if fl else None, q[:r + 3], r)
+        Wa_r = Wa[:r + 1] if applied else None
+        W_ad, tau_ad = base.inverse_derivative(C0, Vb[:r + 2] if fl else None, q[:r + 3], r, Wa_r)
         _close(W_ad, inv.base_wrench[r], f"W0^({r})")
         _close(tau_ad, inv.tau[r], f"tau^({r})")
         dV_ad, q_ad = base.forward_derivative(C0, Vb[:r + 1] if fl else None, q[:r + 2],
-                                              Wb[:r + 1] if fl else None, inv.tau[:r + 1], r)
+                                              Wb[:r + 1] if fl else None, inv.tau[:r + 1], r,
+                                              Wa_r)
         _close(dV_ad, fwd.base_twist[r + 1], f"V0^({r + 1}) vs forward_dynamics")
         _close(q_ad, fwd.q[r + 2], f"q^({r + 2}) vs forward_dynamics")
         _close(q_ad, q[r + 2], f"q^({r + 2}) vs the motion that produced the forces")
@@ -69,17 +73,17 @@ def test_aerial_manipulator_orders_0_to_4():
     _check(aerial_manipulator(), np.random.default_rng(401), 4)
 
 
-def test_random_fixed_base_tree_orders_0_to_2():
+def test_random_fixed_base_tree_with_applied_wrenches_orders_0_to_2():
     rng = np.random.default_rng(402)
     model = random_tree(rng, 5, floating_base=False, armature=True, damping=True)
-    _check(model, rng, 2)
+    _check(model, rng, 2, applied=True)
 
 
-def test_random_floating_tree_with_prismatic_joints_orders_0_to_2():
+def test_random_floating_tree_with_prismatic_joints_and_applied_wrenches_orders_0_to_2():
     rng = np.random.default_rng(403)
     model = random_tree(rng, 5, floating_base=True, prismatic_fraction=0.5, armature=True,
                         damping=True)
-    _check(model, rng, 2)
+    _check(model, rng, 2, applied=True)
 
 
 def test_base_pose_jet_matches_integrated_pose():
@@ -118,5 +122,8 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="base_wrench"):
         base.pack_forward_params(np.eye(4), np.zeros((2, 6)), np.zeros((3, n)), None,
                                  np.zeros((2, n)), 1)
+    with pytest.raises(ValueError, match="applied"):
+        base.pack_inverse_params(np.eye(4), np.zeros((3, 6)), np.zeros((4, n)), 1,
+                                 np.zeros((2, base.model.n_bodies, 6)))
     with pytest.raises(ValueError, match="solver"):
         CasadiBaseline(base.model, solver="lu")

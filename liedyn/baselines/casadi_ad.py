@@ -56,7 +56,7 @@ import numpy as np
 from .. import se3
 from .._validate import check_order
 from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE
-from ..workspace import binomials, check_jet, check_state
+from ..workspace import binomials, check_applied, check_jet, check_state
 
 SOLVERS = ("ldl", "qr")
 
@@ -75,11 +75,12 @@ def _ad(V, X):
     return ca.vertcat(_cross(w, wx), _cross(w, vx) + _cross(v, wx))
 
 
-def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd):
+def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
     """Order-0 world-frame Newton–Euler on SX: ``(W₀ (6,), τ (n,))``.
 
     ``R0, x0`` the base pose, ``V0, A0`` the base twist and its derivative,
-    ``q, qd, qdd`` the joint state; all SX (or constants).
+    ``q, qd, qdd`` the joint state; ``applied`` an optional list of N spatial
+    wrenches acting on the bodies; all SX (or constants).
     """
     N = model.n_bodies
     g = ca.DM(model.gravity)
@@ -125,6 +126,8 @@ def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd):
         mg = m * g
         W[j] = ca.vertcat(nA + _cross(w, ang) + _cross(v, lin) - _cross(c, mg),   # M V̇ − ad_Vᵀ M V − M G
                           fA + _cross(w, lin) - mg)
+        if applied is not None:
+            W[j] = W[j] - applied[j]
     tau = [None] * (N - 1)
     for j in range(N - 1, 0, -1):
         i = j - 1
@@ -202,6 +205,10 @@ class CasadiBaseline:
         accuracy in the derivatives (1e-6 absolute at r = 4 against 1e-10
         with ``"ldl"``) and its graph is ~18× larger at N = 101, so ``"ldl"``
         is the default.
+    applied : bool
+        Include applied wrench jets ``(order+1, N, 6)`` (spatial, on each
+        body) in the trajectory: a last parameter block ``W_app^(0..r)``
+        (6N each). Off by default, as in the paper's benchmark.
 
     Attributes
     ----------
@@ -211,31 +218,48 @@ class CasadiBaseline:
         the ``casadi.Function`` wrap), measured when it was built.
     """
 
-    def __init__(self, model, solver="ldl"):
+    def __init__(self, model, solver="ldl", applied=False):
         model.require_bodies()
         if solver not in SOLVERS:
             raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+        if not isinstance(applied, bool):
+            raise TypeError(f"applied: expected bool, got {type(applied).__name__}")
         self.model = model
         self.solver = solver
+        self.with_applied = applied
         self.build_seconds = {}
         self._functions = {}
 
     # -- layouts --------------------------------------------------------------
 
+    def _layout(self, r, blocks):
+        if self.with_applied:
+            blocks.append(("applied", r + 1, 6 * self.model.n_bodies))
+        return _Layout(blocks)
+
     def inverse_layout(self, order):
+        """Parameter blocks ``(name, rows, width)`` of :meth:`inverse`."""
         r, n = check_order(order), self.model.n_joints
         if self.model.floating_base:
-            return _Layout([("pose", r + 1, 12), ("twist", r + 2, 6), ("q", r + 3, n)])
-        return _Layout([("pose", 1, 12), ("q", r + 3, n)])
+            return self._layout(r, [("pose", r + 1, 12), ("twist", r + 2, 6), ("q", r + 3, n)])
+        return self._layout(r, [("pose", 1, 12), ("q", r + 3, n)])
 
     def forward_layout(self, order):
+        """Parameter blocks ``(name, rows, width)`` of :meth:`forward`."""
         r, n = check_order(order), self.model.n_joints
         if self.model.floating_base:
-            return _Layout([("pose", r + 1, 12), ("twist", r + 1, 6), ("q", r + 2, n),
-                            ("wrench", r + 1, 6), ("tau", r + 1, n)])
-        return _Layout([("pose", 1, 12), ("q", r + 2, n), ("tau", r + 1, n)])
+            return self._layout(r, [("pose", r + 1, 12), ("twist", r + 1, 6), ("q", r + 2, n),
+                                    ("wrench", r + 1, 6), ("tau", r + 1, n)])
+        return self._layout(r, [("pose", 1, 12), ("q", r + 2, n), ("tau", r + 1, n)])
 
     # -- symbolic maps ----------------------------------------------------------
+
+    def _applied(self, t, blk):
+        """Applied wrenches at time ``t``: a list of N SX 6-vectors, or ``None``."""
+        if not self.with_applied:
+            return None
+        P = _taylor(blk["applied"], t)
+        return [P[6 * j:6 * j + 6] for j in range(self.model.n_bodies)]
 
     def _inverse_map(self, t, blk):
         """``y_ID(t)`` on the polynomial trajectory."""
@@ -248,12 +272,12 @@ class CasadiBaseline:
             V0 = A0 = ca.DM.zeros(6)
         qc = blk["q"]
         W0, tau = _newton_euler(model, R0, x0, V0, A0, _taylor(qc, t), _taylor(qc[1:], t),
-                                _taylor(qc[2:], t))
+                                _taylor(qc[2:], t), self._applied(t, blk))
         return ca.vertcat(W0, tau)
 
     def _forward_map(self, t, blk):
         """``y_FD(t)``: mass matrix ``∂y_ID/∂(V̇₀, q̈)``, bias ``y_ID`` at zero
-        acceleration, then ``casadi.solve``."""
+        acceleration, then a symbolic solve (see ``solver``)."""
         model = self.model
         n = model.n_joints
         R0, x0 = _pose(blk["pose"], t)
@@ -265,11 +289,12 @@ class CasadiBaseline:
             V0 = _taylor(blk["twist"], t)
             A0 = ca.SX.sym("A0", 6)
             acc = ca.vertcat(A0, qdd)
-            W0, tau_id = _newton_euler(model, R0, x0, V0, A0, q, qd, qdd)
+            W0, tau_id = _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, self._applied(t, blk))
             y, u = ca.vertcat(W0, tau_id), ca.vertcat(_taylor(blk["wrench"], t), tau)
         else:
             acc = qdd
-            _, y = _newton_euler(model, R0, x0, ca.DM.zeros(6), ca.DM.zeros(6), q, qd, qdd)
+            _, y = _newton_euler(model, R0, x0, ca.DM.zeros(6), ca.DM.zeros(6), q, qd, qdd,
+                                 self._applied(t, blk))
             u = tau
         M = ca.jacobian(y, acc)
         h = ca.substitute(y, acc, ca.DM.zeros(acc.shape[0]))
@@ -309,54 +334,69 @@ class CasadiBaseline:
 
     # -- numeric front end --------------------------------------------------------
 
-    def pack_inverse_params(self, base_pose, base_twist, q, order):
+    def _applied_jet(self, applied, r):
+        if not self.with_applied:
+            if applied is not None:
+                raise ValueError("applied: this baseline has no applied wrenches; "
+                                 "build it with CasadiBaseline(model, applied=True)")
+            return {}
+        Wa = check_applied(self.model, applied, r + 1)
+        return {"applied": Wa.reshape(r + 1, 6 * self.model.n_bodies)}
+
+    def pack_inverse_params(self, base_pose, base_twist, q, order, applied=None):
         """``p`` for :meth:`inverse` from the jets :func:`liedyn.inverse_dynamics`
         takes: ``base_twist`` ``(order+2, 6)`` (``None`` for a fixed base),
-        ``q`` ``(order+3, n)``."""
+        ``q`` ``(order+3, n)``, ``applied`` ``(order+1, N, 6)`` (only with
+        ``applied=True`` at construction; ``None`` there means zero)."""
         r = check_order(order)
         C0, Vb, qj = check_state(self.model, base_pose, base_twist, q, r + 2, r + 3)
-        layout = self.inverse_layout(r)
+        layout, Wa = self.inverse_layout(r), self._applied_jet(applied, r)
         if self.model.floating_base:
-            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj)
-        return layout.pack(pose=C0[:3].ravel(), q=qj)
+            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj, **Wa)
+        return layout.pack(pose=C0[:3].ravel(), q=qj, **Wa)
 
-    def pack_forward_params(self, base_pose, base_twist, q, base_wrench, tau, order):
+    def pack_forward_params(self, base_pose, base_twist, q, base_wrench, tau, order,
+                            applied=None):
         """``p`` for :meth:`forward`.
 
         ``base_twist`` ``(order+1, 6)`` holds ``V₀^(0..order)`` and ``q``
         ``(order+2, n)`` holds ``q^(0..order+1)``: the motion the forces
         produce, up to the orders the r-th derivative of ``y_FD`` depends on.
         ``base_wrench`` ``(order+1, 6)`` (``None`` for a fixed base) and
-        ``tau`` ``(order+1, n)`` are the force jets.
+        ``tau`` ``(order+1, n)`` are the force jets; ``applied`` as in
+        :meth:`pack_inverse_params`.
         """
         r = check_order(order)
         model = self.model
         C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 1, r + 2)
         tj = check_jet(tau, "tau", (r + 1, model.n_joints))
-        layout = self.forward_layout(r)
+        layout, Wa = self.forward_layout(r), self._applied_jet(applied, r)
         if model.floating_base:
             if base_wrench is None:
                 raise ValueError(f"base_wrench: a floating base needs its wrench jet, shape ({r + 1}, 6)")
             Wj = check_jet(base_wrench, "base_wrench", (r + 1, 6))
             return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj,
-                               wrench=Wj, tau=tj)
-        return layout.pack(pose=C0[:3].ravel(), q=qj, tau=tj)
+                               wrench=Wj, tau=tj, **Wa)
+        if base_wrench is not None:
+            raise ValueError("base_wrench: a fixed base's wrench is the reaction; pass None")
+        return layout.pack(pose=C0[:3].ravel(), q=qj, tau=tj, **Wa)
 
-    def inverse_derivative(self, base_pose, base_twist, q, order):
+    def inverse_derivative(self, base_pose, base_twist, q, order, applied=None):
         """``d^r y_ID/dt^r (0)`` for the polynomial trajectory of the jets.
 
         Arguments as :func:`liedyn.inverse_dynamics`. Returns ``(W₀^(r), τ^(r))``
         of shapes ``(6,)`` and ``(n,)``, to compare with row ``r`` of its
         ``base_wrench`` and ``tau``.
         """
-        p = self.pack_inverse_params(base_pose, base_twist, q, order)
+        p = self.pack_inverse_params(base_pose, base_twist, q, order, applied)
         y = np.asarray(self.inverse(order)(0.0, p), float).ravel()
         return y[:6], y[6:]
 
-    def forward_derivative(self, base_pose, base_twist, q, base_wrench, tau, order):
+    def forward_derivative(self, base_pose, base_twist, q, base_wrench, tau, order,
+                           applied=None):
         """``d^r y_FD/dt^r (0)``: ``(V₀^(r+1), q^(r+2))`` of shapes ``(6,)`` and
-        ``(n,)``. Arguments as :meth:`pack_forward_params`."""
-        p = self.pack_forward_params(base_pose, base_twist, q, base_wrench, tau, order)
+        ``(n,)`` (zero base part for a fixed base). Arguments as
+        :meth:`pack_forward_params`."""
+        p = self.pack_forward_params(base_pose, base_twist, q, base_wrench, tau, order, applied)
         y = np.asarray(self.forward(order)(0.0, p), float).ravel()
         return y[:6], y[6:]
-
