@@ -11,9 +11,10 @@ from .hybrid import HybridDynamicsResult, hybrid_dynamics
 from .inverse import InverseDynamicsResult, inverse_dynamics
 from .kinematics import KinematicsResult, forward_kinematics
 from .model import Model, Prismatic, Revolute, check_inertia
+from .workspace import Workspace
 
 __all__ = [
-    "se3", "Model", "Revolute", "Prismatic", "check_inertia",
+    "se3", "Model", "Revolute", "Prismatic", "check_inertia", "Workspace",
     "forward_kinematics", "KinematicsResult",
     "inverse_dynamics", "InverseDynamicsResult",
     "forward_dynamics", "ForwardDynamicsResult",

@@ -56,7 +56,7 @@ from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentu
                       _rot_inertia_order, _spatial_inertia_into)
 from .kinematics import _poses, _screw_twist_order
 from .se3 import _Ad_into
-from .workspace import binomials, check_applied, check_jet, check_state0
+from .workspace import binomials, check_applied, check_jet, check_state0, workspace_for
 
 # A pivot D_j below PIVOT_RTOL times its magnitude scale Σ|S_a||M^A_ab||S_b| + I_a
 # is treated as zero. The round-off in D_j is a few eps times that scale, so
@@ -268,34 +268,27 @@ def singular_pivot_error(model, status, where=""):
                       f"revolute axis); add armature or inertia, or prescribe its motion")
 
 
-def _solve(model, C0, motion, base_motion, Vb, Wb, Wapp, R, q, tau):
-    """Allocate the outputs and scratch, run the kernel, raise on a singular pivot.
+def _solve(model, C0, motion, base_motion, Vb, Wb, Wapp, R, q, tau, workspace):
+    """Run the kernel in ``workspace`` (or fresh scratch), raise on a singular pivot.
 
     ``q`` (R+3, n) holds the state rows 0–1 and the prescribed rows of
     motion-driven joints, zeros elsewhere; ``tau`` (R+1, n) the prescribed rows
-    of force-driven joints. Both are completed in place.
+    of force-driven joints. Both are completed in place. The passes accumulate
+    into rows of ``V`` and ``W`` that must start at zero; every other scratch
+    array is written before it is read.
     """
-    N = model.n_bodies
-    F = np.empty((N, 4, 4))
-    C = np.empty((N, 4, 4))
-    S = np.zeros((R + 2, N, 6))
-    V = np.zeros((R + 2, N, 6))
-    c = np.zeros((R + 3, N, 3))
-    Ic = np.zeros((R + 2, N, 3, 3))
-    Pib = np.zeros((R + 2, N, 6))
-    MA = np.empty((N, 6, 6))
-    U = np.zeros((N, 6))
-    D = np.zeros(N)
-    L = np.zeros((6, 6))
-    W = np.zeros((R + 1, N, 6))
+    ws = workspace_for(model, R, workspace)
+    ws.V[:] = 0.0
+    ws.W[:] = 0.0
     status = _articulated_body(model.body_parent, model.joint_screw, model.body_home,
                                model.body_mass, model.body_com, model.body_rot_inertia,
                                model.joint_armature, model.joint_damping, model.gravity,
                                C0 @ model.home_pose_inv, motion, base_motion, Vb, Wb, Wapp, R,
-                               binomials(R + 3), q, tau, F, C, S, V, c, Ic, Pib, MA, U, D, L, W)
+                               binomials(R + 3), q, tau, ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic,
+                               ws.Pi, ws.MA, ws.U, ws.D, ws.L, ws.W)
     if status != OK:
         raise singular_pivot_error(model, status)
-    return F, C, S, V, MA, W
+    return ws
 
 
 @dataclass(frozen=True)
@@ -332,7 +325,8 @@ class ForwardDynamicsResult:
     wrench: np.ndarray
 
 
-def forward_dynamics(model, base_pose, base_twist, q, qd, base_wrench, tau, order, applied=None):
+def forward_dynamics(model, base_pose, base_twist, q, qd, base_wrench, tau, order, applied=None,
+                     workspace=None):
     """Forward dynamics and its first ``order`` time derivatives (H-GABI-FBS).
 
     Solves, for ``k = 0..order`` in turn, the ``k``-th time derivative of the
@@ -358,6 +352,9 @@ def forward_dynamics(model, base_pose, base_twist, q, qd, base_wrench, tau, orde
         Highest derivative ``r`` of the dynamics.
     applied : (order+1, N, 6), optional
         Spatial external wrench jets acting on each body.
+    workspace : Workspace, optional
+        Scratch for ``(model, order)``; the result's body quantities are then
+        views into it (see :class:`liedyn.Workspace`).
 
     Returns
     -------
@@ -398,6 +395,7 @@ def forward_dynamics(model, base_pose, base_twist, q, qd, base_wrench, tau, orde
     qj[1] = qd0
     motion = np.zeros(model.n_bodies, dtype=np.bool_)
     base_motion = not model.floating_base
-    _, C, S, V, MA, W = _solve(model, C0, motion, base_motion, Vb, Wb, Wapp, R, qj, tauj.copy())
-    return ForwardDynamicsResult(base_twist=V[:, 0].copy(), q=qj, base_wrench=W[:, 0].copy(),
-                                 articulated_inertia=MA, body_pose=C, twist=V, screw=S, wrench=W)
+    ws = _solve(model, C0, motion, base_motion, Vb, Wb, Wapp, R, qj, tauj.copy(), workspace)
+    return ForwardDynamicsResult(base_twist=ws.V[:, 0].copy(), q=qj, base_wrench=ws.W[:, 0].copy(),
+                                 articulated_inertia=ws.MA, body_pose=ws.C, twist=ws.V,
+                                 screw=ws.S, wrench=ws.W)

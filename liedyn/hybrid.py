@@ -105,7 +105,7 @@ class HybridDynamicsResult:
 
 
 def hybrid_dynamics(model, base_pose, base_twist, q, order, motion_driven, tau=None,
-                    base_wrench=None, applied=None, base_motion_driven=None):
+                    base_wrench=None, applied=None, base_motion_driven=None, workspace=None):
     """Hybrid dynamics and its first ``order`` time derivatives (H-GHYB-FBS).
 
     Parameters
@@ -136,6 +136,9 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, motion_driven, tau=N
     base_motion_driven : bool, optional
         Default: ``True`` for a fixed base (which must be motion-driven: it
         is at rest), ``False`` for a floating base.
+    workspace : Workspace, optional
+        Scratch for ``(model, order)``; the result's body quantities are then
+        views into it (see :class:`liedyn.Workspace`).
 
     Returns
     -------
@@ -205,7 +208,8 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, motion_driven, tau=N
     Wapp = check_applied(model, applied, R + 1)
 
     body_motion = np.concatenate([[False], motion])
-    _, C, S, V, MA, W = _solve(model, C0, body_motion, base_motion, Vb, Wb, Wapp, R, qj, tauj)
-    return HybridDynamicsResult(base_twist=V[:, 0].copy(), base_wrench=W[:, 0].copy(), q=qj,
-                                tau=tauj, motion_driven=motion, base_motion_driven=base_motion,
-                                articulated_inertia=MA, body_pose=C, twist=V, screw=S, wrench=W)
+    ws = _solve(model, C0, body_motion, base_motion, Vb, Wb, Wapp, R, qj, tauj, workspace)
+    return HybridDynamicsResult(base_twist=ws.V[:, 0].copy(), base_wrench=ws.W[:, 0].copy(),
+                                q=qj, tau=tauj, motion_driven=motion,
+                                base_motion_driven=base_motion, articulated_inertia=ws.MA,
+                                body_pose=ws.C, twist=ws.V, screw=ws.S, wrench=ws.W)

@@ -27,7 +27,7 @@ from ._jit import njit
 from ._validate import check_order
 from .inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from .kinematics import _kinematics
-from .workspace import binomials, check_applied, check_state
+from .workspace import binomials, check_applied, check_state, workspace_for
 
 
 @njit
@@ -102,7 +102,7 @@ class InverseDynamicsResult:
     wrench: np.ndarray
 
 
-def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None):
+def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None, workspace=None):
     """Inverse dynamics and its first ``order`` time derivatives (H-GRNE-FBS).
 
     Parameters
@@ -119,6 +119,9 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None):
         Highest derivative ``r`` of the dynamics returned.
     applied : (order+1, N, 6), optional
         Spatial external wrench jets acting on each body.
+    workspace : Workspace, optional
+        Scratch for ``(model, order)``; the result's body jets are then views
+        into it (see :class:`liedyn.Workspace`).
 
     Returns
     -------
@@ -137,19 +140,12 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None):
     r = check_order(order)
     C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 2, r + 3)
     Wapp = check_applied(model, applied, r + 1)
-    N, n = model.n_bodies, model.n_joints
-    F = np.empty((N, 4, 4))
-    C = np.empty((N, 4, 4))
-    S = np.empty((r + 2, N, 6))
-    V = np.empty((r + 2, N, 6))
-    c = np.empty((r + 3, N, 3))
-    Ic = np.empty((r + 2, N, 3, 3))
-    Pi = np.empty((r + 2, N, 6))
-    W = np.empty((r + 1, N, 6))
-    tau = np.empty((r + 1, n))
+    ws = workspace_for(model, r, workspace)
+    tau = np.empty((r + 1, model.n_joints))
     _inverse_dynamics(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
                       model.body_com, model.body_rot_inertia, model.joint_armature,
                       model.joint_damping, model.gravity, C0 @ model.home_pose_inv, Vb, qj,
-                      Wapp, r, binomials(r + 3), F, C, S, V, c, Ic, Pi, W, tau)
-    return InverseDynamicsResult(base_wrench=W[:, 0].copy(), tau=tau, body_pose=C, twist=V,
-                                 screw=S, momentum=Pi, wrench=W)
+                      Wapp, r, binomials(r + 3), ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.Pi,
+                      ws.W, tau)
+    return InverseDynamicsResult(base_wrench=ws.W[:, 0].copy(), tau=tau, body_pose=ws.C,
+                                 twist=ws.V, screw=ws.S, momentum=ws.Pi, wrench=ws.W)

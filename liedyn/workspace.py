@@ -1,10 +1,11 @@
-"""Per-call inputs, checked once at the boundary, and shared small tables."""
+"""Per-call inputs, checked once at the boundary; scratch memory reused across
+calls; shared small tables."""
 
 from functools import lru_cache
 
 import numpy as np
 
-from ._validate import as_array, check_pose, check_twist
+from ._validate import as_array, check_order, check_pose, check_twist
 
 
 @lru_cache(maxsize=None)
@@ -77,3 +78,58 @@ def check_state0(model, base_pose, base_twist, q, qd):
         V0 = np.zeros(6)
     n = model.n_joints
     return C0, V0, as_array(q, "q", shape=(n,)), as_array(qd, "qd", shape=(n,))
+
+
+class Workspace:
+    """Scratch arrays for one ``(model, order)``, reused call after call.
+
+    Pass ``workspace=Workspace(model, order)`` to :func:`liedyn.inverse_dynamics`,
+    :func:`liedyn.forward_dynamics` or :func:`liedyn.hybrid_dynamics` and the
+    call allocates nothing of size ``N`` (only its small outputs
+    ``base_wrench``, ``tau``, ``q``, …). The body jets of the result
+    (``twist``, ``screw``, ``momentum``, ``wrench``, ``body_pose``,
+    ``articulated_inertia``) are then views into the workspace, overwritten by
+    the next call that uses it: copy them if you keep them. Without a
+    workspace every call allocates fresh arrays. A workspace is not shared
+    between threads.
+
+    Fields (``r`` = order)
+    ----------------------
+    ``F``, ``C`` (N, 4, 4); ``S``, ``V``, ``Pi`` (r+2, N, 6); ``c`` (r+3, N, 3);
+    ``Ic`` (r+2, N, 3, 3); ``W`` (r+1, N, 6); ``MA`` (N, 6, 6); ``U`` (N, 6);
+    ``D`` (N,); ``L`` (6, 6).
+    """
+
+    def __init__(self, model, order):
+        r = check_order(order)
+        model.require_bodies()
+        N = model.n_bodies
+        self.model = model
+        self.order = r
+        self.F = np.empty((N, 4, 4))
+        self.C = np.empty((N, 4, 4))
+        self.S = np.empty((r + 2, N, 6))
+        self.V = np.empty((r + 2, N, 6))
+        self.c = np.empty((r + 3, N, 3))
+        self.Ic = np.empty((r + 2, N, 3, 3))
+        self.Pi = np.empty((r + 2, N, 6))
+        self.W = np.empty((r + 1, N, 6))
+        self.MA = np.empty((N, 6, 6))
+        self.U = np.empty((N, 6))
+        self.D = np.empty(N)
+        self.L = np.empty((6, 6))
+
+    def __repr__(self):
+        return f"Workspace({self.model!r}, order={self.order})"
+
+
+def workspace_for(model, order, workspace):
+    """``workspace`` checked against ``(model, order)``, or a fresh one."""
+    if workspace is None:
+        return Workspace(model, order)
+    if not isinstance(workspace, Workspace):
+        raise TypeError(f"workspace: expected a liedyn.Workspace, got {type(workspace).__name__}")
+    if workspace.model is not model or workspace.order != order:
+        raise ValueError(f"workspace: built for {workspace.model!r} at order {workspace.order}, "
+                         f"called with {model!r} at order {order}")
+    return workspace
