@@ -353,6 +353,19 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
     return save(fig, stem)
 
 
+def recursion_main(argv, doc, name, fields, measure, report, desc, **plot):
+    """``main`` of a recursion benchmark: parse, sweep (resumably), print the
+    table, plot with :func:`plot_sweeps` (``plot`` its keyword arguments)."""
+    args = parser(doc).parse_args(argv)
+    stem = output_stem(args, name)
+    table = ResultTable(f"{stem}.csv", fields, ["sweep", "n_bod", "r"], fresh=args.fresh)
+    run_sweep(args, table, measure, desc)
+    report(table)
+    png = plot_sweeps(table, stem, **plot)
+    print(f"\nwrote {stem}.csv and {png}")
+    return table
+
+
 def save(fig, stem):
     path = Path(f"{stem}.png")
     fig.savefig(path, dpi=130, bbox_inches="tight")

@@ -203,18 +203,13 @@ def main(argv=None):
     ap.add_argument("--max-order", type=int, default=8, help="highest order r (default 8)")
     ap.add_argument("--n-bod", type=int, default=B.N_BOD_AT_101,
                     help=f"bodies per branch (default {B.N_BOD_AT_101}: N = 101)")
-    ap.add_argument("--build-cap", type=float, default=None,
-                    help=f"seconds per construction (default {QUICK['build_cap']:.0f} quick, "
-                         f"{FULL['build_cap']:.0f} full)")
-    ap.add_argument("--eval-cap", type=float, default=None,
-                    help=f"seconds per evaluation (default {QUICK['eval_cap']} quick, "
-                         f"{FULL['eval_cap']} full)")
-    ap.add_argument("--max-nodes", type=float, default=None,
-                    help=f"largest graph attempted (default {QUICK['max_nodes']:.1e} quick, "
-                         f"{FULL['max_nodes']:.1e} full; ~75 bytes of memory per node)")
-    ap.add_argument("--budget", type=float, default=None,
-                    help=f"seconds of timed calls per function (default {QUICK['budget']} quick, "
-                         f"{FULL['budget']} full)")
+    for opt, what in (("build-cap", "seconds per construction"),
+                      ("eval-cap", "seconds per evaluation"),
+                      ("max-nodes", "largest graph attempted, in nodes (~75 bytes of memory each)"),
+                      ("budget", "seconds of timed calls per function")):
+        key = opt.replace("-", "_")
+        ap.add_argument(f"--{opt}", type=float, default=None,
+                        help=f"{what} (default {QUICK[key]:g} quick, {FULL[key]:g} full)")
     args = ap.parse_args(argv)
     caps = dict(FULL if args.full else QUICK)
     for k in ("calls", "build_cap", "eval_cap", "max_nodes", "budget"):

@@ -63,16 +63,10 @@ def report(table):
 
 
 def main(argv=None):
-    args = B.parser(__doc__).parse_args(argv)
-    stem = B.output_stem(args, "bench_forward")
-    table = B.ResultTable(f"{stem}.csv", FIELDS, ["sweep", "n_bod", "r"], fresh=args.fresh)
-    B.run_sweep(args, table, measure, "forward dynamics")
-    report(table)
-    png = B.plot_sweeps(table, stem, "forward dynamics", "forward_median_s",
-                        "pinocchio_aba_median_s", "Pinocchio aba (r = 0)",
-                        ratio=("forward_over_inverse", "forward / inverse time"))
-    print(f"\nwrote {stem}.csv and {png}")
-    return table
+    return B.recursion_main(argv, __doc__, "bench_forward", FIELDS, measure, report,
+                            "forward dynamics", title="forward dynamics", field="forward_median_s",
+                            ref_field="pinocchio_aba_median_s", ref_label="Pinocchio aba (r = 0)",
+                            ratio=("forward_over_inverse", "forward / inverse time"))
 
 
 if __name__ == "__main__":

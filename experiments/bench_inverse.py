@@ -51,15 +51,9 @@ def report(table):
 
 
 def main(argv=None):
-    args = B.parser(__doc__).parse_args(argv)
-    stem = B.output_stem(args, "bench_inverse")
-    table = B.ResultTable(f"{stem}.csv", FIELDS, ["sweep", "n_bod", "r"], fresh=args.fresh)
-    B.run_sweep(args, table, measure, "inverse dynamics")
-    report(table)
-    png = B.plot_sweeps(table, stem, "inverse dynamics", "liedyn_median_s",
-                        "pinocchio_median_s", "Pinocchio rnea (r = 0)")
-    print(f"\nwrote {stem}.csv and {png}")
-    return table
+    return B.recursion_main(argv, __doc__, "bench_inverse", FIELDS, measure, report,
+                            "inverse dynamics", title="inverse dynamics", field="liedyn_median_s",
+                            ref_field="pinocchio_median_s", ref_label="Pinocchio rnea (r = 0)")
 
 
 if __name__ == "__main__":
