@@ -30,6 +30,8 @@ N_BOD_AT_101 = 20                                   # N = 1 + 5 · 20 = 101
 N_BOD_QUICK = (1, 2, 4, 8, 12, 16, 20, 30, 40, 60)  # N ≤ 301
 N_BOD_FULL = tuple(range(1, 200, 2))                # Table 4: 100 sizes, N ≤ 996
 CALLS_QUICK, CALLS_FULL = 500, 1000
+PIN_BYTES_PER_NV3 = 66.0      # memory of pinocchio.Data (4.1), measured at nv = 106..306
+PIN_MAX_GB = 2.5              # default: Pinocchio up to N = 306 (nv = 311)
 WARMUP = 5                    # Table 4: warm-up = 5
 WARMUP_SECONDS = 0.05         # and long enough to settle caches and the CPU clock
 ROUNDS = 10
@@ -195,6 +197,9 @@ def parser(doc, calls_default=(None, None), timing=True):
         ap.add_argument("--calls", type=int, default=None,
                         help=f"timed calls per point (default {quick} quick, {full} full)")
         ap.add_argument("--fresh", action="store_true", help="discard finished rows and rerun all")
+        ap.add_argument("--pin-max-gb", type=float, default=PIN_MAX_GB,
+                        help=f"time Pinocchio only where its Data needs at most this many GB "
+                             f"(≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes; default {PIN_MAX_GB})")
     ap.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default paper_figures/)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return ap
@@ -226,18 +231,18 @@ def sweep_points(args):
 def run_sweep(args, table, measure, desc):
     """Measure every sweep point missing from ``table``.
 
-    ``measure(model, r, calls, rng)`` returns the timing fields of one row;
+    ``measure(model, r, args, rng)`` returns the timing fields of one row;
     the row is appended to the CSV as soon as it is measured. Returns the
     number of points measured in this run.
     """
     todo = [p for p in sweep_points(args) if table.get(sweep=p[0], n_bod=p[1], r=p[2]) is None]
-    calls, model, built = calls_for(args), None, None
+    model, built = None, None
     for sweep, n_bod, r in tqdm(todo, desc=desc, disable=args.no_progress):
         if built != n_bod:
             model, built = tree(n_bod), n_bod
         rng = np.random.default_rng(1000 * n_bod + r)
         table.add(sweep=sweep, n_bod=n_bod, N=n_bodies(n_bod), r=r,
-                  **measure(model, r, calls, rng))
+                  **measure(model, r, args, rng))
     return len(todo)
 
 
@@ -258,11 +263,16 @@ def forward_inputs(model, order, rng):
             np.zeros((order + 1, 6)), np.zeros((order + 1, n)))
 
 
-def pinocchio_calls(model, rng):
+def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
     """``(rnea, aba)``: zero-argument callables running Pinocchio's own
     ``rnea`` and ``aba`` on the same tree at a random state (raw calls, no
     convention conversion inside the timing), or ``None`` when Pinocchio or
-    the test oracle that mirrors liedyn models is not available."""
+    the test oracle that mirrors liedyn models is not available, or when
+    Pinocchio's ``Data`` would need more than ``max_gb`` GB: it allocates
+    buffers cubic in ``nv`` (second-order derivative tensors), measured at
+    ``PIN_BYTES_PER_NV3 · nv³`` bytes, which is 65 GB at N = 996."""
+    if PIN_BYTES_PER_NV3 * (model.nv ** 3) > max_gb * 1e9:
+        return None
     try:
         import pinocchio as pin
         from tests.pinocchio_oracle import to_pinocchio
@@ -361,6 +371,10 @@ def recursion_main(argv, doc, name, fields, measure, report, desc, **plot):
     table = ResultTable(f"{stem}.csv", fields, ["sweep", "n_bod", "r"], fresh=args.fresh)
     run_sweep(args, table, measure, desc)
     report(table)
+    missing = [x["N"] for x in table.select(sweep="N", r=0) if not x[plot["ref_field"]]]
+    if missing:
+        print(f"\nPinocchio not timed at N = {', '.join(missing)}: not installed, or its Data "
+              f"would exceed --pin-max-gb (≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes)")
     png = plot_sweeps(table, stem, **plot)
     print(f"\nwrote {stem}.csv and {png}")
     return table

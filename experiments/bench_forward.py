@@ -11,6 +11,10 @@ timed too, for the forward/inverse ratio, and at r = 0 Pinocchio's ``aba``
 on the same tree. Ratios are of medians taken in the same run; the mean (the
 paper's metric) is in the CSV as well.
 
+Pinocchio is timed only where its ``Data`` fits in ``--pin-max-gb`` (default
+2.5 GB): Pinocchio 4.1 allocates buffers cubic in nv (≈ 66·nv³ bytes, 65 GB
+at N = 996), so by default its column stops at N = 306.
+
 Writes ``paper_figures/bench_forward.csv`` and ``bench_forward.png``
 (``_full`` suffix with ``--full``). Rows are appended as they finish; a rerun
 skips finished rows unless ``--fresh``.
@@ -25,12 +29,13 @@ FIELDS = ["sweep", "n_bod", "N", "r", "calls", "forward_mean_s", "forward_median
           "pinocchio_aba_mean_s", "pinocchio_aba_median_s", "forward_over_pinocchio"]
 
 
-def measure(model, r, calls, rng):
+def measure(model, r, args, rng):
+    calls = B.calls_for(args)
     C0, V0, q, qd, W, tau = B.forward_inputs(model, r, rng)
     C0i, Vb, qj = B.inverse_inputs(model, r, rng)
     fns = {"fd": lambda: liedyn.forward_dynamics(model, C0, V0, q, qd, W, tau, r),
            "id": lambda: liedyn.inverse_dynamics(model, C0i, Vb, qj, r)}
-    pin = B.pinocchio_calls(model, rng) if r == 0 else None
+    pin = B.pinocchio_calls(model, rng, args.pin_max_gb) if r == 0 else None
     if pin is not None:
         fns["pin"] = pin[1]
     t = B.time_calls(fns, calls)

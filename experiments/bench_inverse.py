@@ -9,6 +9,10 @@ robust to other load on the machine; the figure shows the median) of ``liedyn.in
 versus N for r = 0..5 and versus r = 0..10 at N = 101, and Pinocchio's
 ``rnea`` (order 0) on the same tree in the same run for the ratio of medians.
 
+Pinocchio is timed only where its ``Data`` fits in ``--pin-max-gb`` (default
+2.5 GB): Pinocchio 4.1 allocates buffers cubic in nv (≈ 66·nv³ bytes, 65 GB
+at N = 996), so by default its column stops at N = 306.
+
 Writes ``paper_figures/bench_inverse.csv`` and ``bench_inverse.png``
 (``_full`` suffix with ``--full``). Rows are appended as they finish; a rerun
 skips finished rows unless ``--fresh``.
@@ -22,10 +26,11 @@ FIELDS = ["sweep", "n_bod", "N", "r", "calls", "liedyn_mean_s", "liedyn_median_s
           "pinocchio_mean_s", "pinocchio_median_s", "liedyn_over_pinocchio"]
 
 
-def measure(model, r, calls, rng):
+def measure(model, r, args, rng):
+    calls = B.calls_for(args)
     C0, Vb, q = B.inverse_inputs(model, r, rng)
     fns = {"liedyn": lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r)}
-    pin = B.pinocchio_calls(model, rng) if r == 0 else None
+    pin = B.pinocchio_calls(model, rng, args.pin_max_gb) if r == 0 else None
     if pin is not None:
         fns["pin"] = pin[0]
     t = B.time_calls(fns, calls)
