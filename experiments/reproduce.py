@@ -44,6 +44,13 @@ STUDIES = (
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)
 
+# Tables shown in full at the top of the README when a study wrote them.
+HEADLINE_TABLES = (
+    ("aerial_manipulator_roundtrip.csv",
+     "Aerial manipulator (Fig. 3): inverse → forward dynamics round trip, relative errors"),
+    ("bench_summary.csv", "Cost growth laws fitted to the benchmarks (Fig. 4)"),
+)
+
 
 @dataclass
 class StepResult:
@@ -78,12 +85,19 @@ def _clean(text):
     return "\n".join(line.split("\r")[-1] for line in text.splitlines()).strip()
 
 
+def _snapshot(out_dir):
+    """``{file name: modification time}`` of the outputs in ``out_dir``."""
+    return {p.name: p.stat().st_mtime_ns for p in out_dir.iterdir()
+            if p.is_file() and not p.name.startswith(".") and p.name != "README.md"}
+
+
 def run_study(name, title, argv, out_dir=OUT_DIR):
     """Import ``experiments.<name>`` and call its ``main(argv)``."""
     module = f"experiments.{name}"
     if importlib.util.find_spec(module) is None:
         return StepResult(name, title, "skipped", message=f"{module} is not in this checkout")
     start = time.time()
+    before = _snapshot(out_dir)
     tee = _Tee(sys.stdout)
     status, message = "ok", ""
     try:
@@ -101,9 +115,8 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
         status, message = "failed", "interrupted"
     except Exception:
         status, message = "failed", traceback.format_exc(limit=4)
-    files = sorted(p.name for p in out_dir.iterdir()
-                   if p.is_file() and not p.name.startswith(".") and p.name != "README.md"
-                   and p.stat().st_mtime >= start - 1.0)
+    after = _snapshot(out_dir)
+    files = sorted(f for f, stamp in after.items() if before.get(f) != stamp)
     return StepResult(name, title, status, time.time() - start, _clean(tee.copy.getvalue()),
                       message, files)
 
@@ -141,6 +154,10 @@ def write_readme(results, total, argv, out_dir=OUT_DIR):
     for r in results:
         lines.append(f"| `{r.name}` | {r.title} | {r.status} | "
                      f"{'' if r.status == 'skipped' else f'{r.seconds:.1f}'} |")
+    written = {f for r in results for f in r.files}
+    for f, caption in HEADLINE_TABLES:
+        if f in written:
+            lines += ["", f"**{caption}** (`{f}`)", "", _csv_markdown(out_dir / f)]
     for r in results:
         lines += ["", f"## {r.name}: {r.title}", ""]
         if r.status == "skipped":
