@@ -38,14 +38,25 @@ Parameter layouts (blocks in this order, each block row-major, row ``k`` the
   ``q^(0..r+2)`` (n each). Fixed base: ``C₀`` alone, no ``V₀``.
 * forward, order ``r``: ``C₀^(0..r)``, ``V₀^(0..r)``, ``q^(0..r+1)``,
   ``W₀^(0..r)``, ``τ^(0..r)``. Fixed base: ``C₀`` alone, no ``V₀``, no ``W₀``.
+* with ``CasadiBaseline(model, applied=True)`` both end with the applied
+  wrench jets ``W_app^(0..r)`` (6N each, body-major).
 
 The forward map assembles the mass matrix as the Jacobian of the inverse map
 with respect to the accelerations, the bias as the inverse map at zero
 acceleration, and solves with CasADi's sparse LDLᵀ (``casadi.ldl``; the
 mass matrix is symmetric positive definite) or, optionally, ``casadi.solve``.
-The graph of ``d^r y/dt^r``
-grows geometrically with ``r`` (each ``jtimes`` roughly multiplies its size by
-a constant), which is what the benchmark of SPEC §9 measures.
+The graph of ``d^r y/dt^r`` grows geometrically with ``r`` (each ``jtimes``
+multiplies its size by about 3 on the benchmark tree), which is what the
+benchmark of SPEC §9 measures.
+
+Usage::
+
+    base = CasadiBaseline(model)
+    W0_r, tau_r = base.inverse_derivative(C0, base_twist, q, r)   # = inverse_dynamics(...).{base_wrench,tau}[r]
+    f = base.inverse(r)                                           # casadi.Function (t, p) → d^r y_ID/dt^r
+    p = base.pack_inverse_params(C0, base_twist, q, r)
+    y = f(0.0, p)
+
 """
 
 import time
@@ -106,7 +117,7 @@ def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
                 RL, xL = ca.DM(RA), ca.DM(xA) + ca.DM(RA @ e) * q[i]
             else:
                 raise ValueError(f"model: body {j} has no joint")
-            R[j] = ca.mtimes(R[p], RL)                                 # C_j = C_p A_j exp(Yᵇ q)
+            R[j] = ca.mtimes(R[p], RL)                     # SPEC §3: C_j = C_p A_j exp([Yᵇ] q)
             x[j] = ca.mtimes(R[p], xL) + x[p]
             if model.joint_type[j] == JOINT_REVOLUTE:
                 point = ca.mtimes(R[j], ca.DM(model.joint_point[j])) + x[j]
@@ -125,7 +136,7 @@ def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
         nA = ca.mtimes(Ic, al) + _cross(c, fA)
         mg = m * g
         W[j] = ca.vertcat(nA + _cross(w, ang) + _cross(v, lin) - _cross(c, mg),   # M V̇ − ad_Vᵀ M V − M G
-                          fA + _cross(w, lin) - mg)
+                          fA + _cross(w, lin) - mg)                   # SPEC §4, order 0
         if applied is not None:
             W[j] = W[j] - applied[j]
     tau = [None] * (N - 1)
