@@ -469,7 +469,13 @@ def main(argv=None):
         print("no order finished")
         return 1
     table = write_outputs(out, times, ref_twist, ref_q, results)
-    return report(table, out)
+    status = report(table, out)
+    missing = sorted(set(orders) - set(results))
+    if missing:
+        print(f"incomplete: orders {missing} not run; rerun the same command to finish "
+              f"(finished orders are cached)")
+        return 130
+    return status
 
 
 if __name__ == "__main__":
