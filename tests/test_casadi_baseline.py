@@ -13,8 +13,10 @@ measured worst case is 1.4e-10 relative (forward, order 4); 1e-8 relative to
 ``1 + max|value|`` leaves two orders of margin and still catches any missing
 binomial term (those are O(1) errors).
 
-Build time (aerial manipulator, one core): inverse orders 0..4 about 0.3 s in
-total, forward about 0.9 s; the fixed-base tree at orders 0..2 below 0.3 s.
+Graph construction (aerial manipulator, shared 2-core machine): inverse
+orders 0..4 about 0.6 s in total, forward 0..4 about 0.8 s (order 4 alone
+0.3 s), so order 4 stays in CI; a random 5-body tree at orders 0..2 about
+0.3 s. Higher orders and larger trees are in ``experiments/bench_casadi.py``.
 """
 
 import numpy as np
