@@ -155,7 +155,7 @@ def main(argv=None):
     stem = B.output_stem(args, "bench_summary")
     table = B.ResultTable(f"{stem}.csv", FIT_FIELDS, FIT_FIELDS[:3], fresh=True)
     for row in rows:
-        table.add(**row)
+        table.add(**{**row, "value": f"{row['value']:.3g}"})
     B.print_table("fitted growth laws (least squares on log time)",
                   ["quantity", "law", "parameter", "value", "fitted on"],
                   [[x["quantity"], x["law"], x["parameter"], f"{x['value']:.3g}", x["fitted_on"]]
