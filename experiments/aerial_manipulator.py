@@ -313,10 +313,11 @@ def plot_fig3a(times, ref_twist, ref_q, results, path):
 
     xyz = ["x", "y", "z"]
     cols = []
-    for title, sym, unit, sl, comps in (("base angular velocity (spatial twist)", r"\omega", "rad", slice(0, 3), xyz),
-                                        ("base linear velocity (spatial twist)", "v", "m", slice(3, 6), xyz)):
+    twist_columns = (("base angular velocity (spatial twist)", r"\omega", "rad", slice(0, 3)),
+                     ("base linear velocity (spatial twist)", "v", "m", slice(3, 6)))
+    for title, sym, unit, sl in twist_columns:
         ref, rec = pick(ref_twist, lambda r: results[r].twist, 1, sl)
-        cols.append(_Column(title, comps, sym, unit, 1, 1, ref, rec))
+        cols.append(_Column(title, xyz, sym, unit, 1, 1, ref, rec))
     ref, rec = pick(ref_q, lambda r: results[r].q, 2, slice(None))
     cols.append(_Column("joint angles", [f"q{j}" for j in range(1, ref_q.shape[2] + 1)],
                         "q", "rad", 2, 0, ref, rec))
@@ -333,9 +334,14 @@ def plot_fig3b(times, results, path):
     base wrench (body frame), joint torques and propeller thrusts."""
     orders = sorted(results)
     xyz = ["x", "y", "z"]
-    top = lambda name, sl: (lambda r: getattr(results[r], name)[:, r, sl])
-    cols = [_Column("base moment (body frame)", xyz, r"m_{\mathrm{b}}", "N m", 0, 0, top("wrench_body", slice(0, 3))),
-            _Column("base force (body frame)", xyz, r"f_{\mathrm{b}}", "N", 0, 0, top("wrench_body", slice(3, 6))),
+
+    def top(name, sl):
+        return lambda r: getattr(results[r], name)[:, r, sl]
+
+    cols = [_Column("base moment (body frame)", xyz, r"m_{\mathrm{b}}", "N m", 0, 0,
+                    top("wrench_body", slice(0, 3))),
+            _Column("base force (body frame)", xyz, r"f_{\mathrm{b}}", "N", 0, 0,
+                    top("wrench_body", slice(3, 6))),
             _Column("joint torques", [f"τ{j}" for j in range(1, 7)], r"\tau", "N m", 0, 0,
                     top("tau", slice(None))),
             _Column("propeller thrusts", [f"f{i}" for i in range(1, 7)], "f_p", "N", 0, 0,
@@ -445,7 +451,8 @@ def main(argv=None):
                       help=f"{QUICK_SAMPLES} samples over the 30 s horizon (the default)")
     mode.add_argument("--full", action="store_true",
                       help="Table 3: 3000 samples over 30 s (Δt = 0.01 s)")
-    ap.add_argument("--samples", type=int, default=None, help="number of sample times (overrides the mode)")
+    ap.add_argument("--samples", type=int, default=None,
+                    help="number of sample times (overrides the mode)")
     ap.add_argument("--max-order", type=int, default=None, help="highest order r (default 5)")
     ap.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default paper_figures/)")
     ap.add_argument("--no-cache", action="store_true", help="recompute every order")

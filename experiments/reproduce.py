@@ -184,7 +184,8 @@ def write_readme(results, total, argv, out_dir=OUT_DIR):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true", help="the paper's sizes (hours) instead of quick mode")
+    ap.add_argument("--full", action="store_true",
+                    help="the paper's sizes (hours) instead of quick mode")
     ap.add_argument("--only", nargs="+", metavar="STUDY", choices=[s for s, _ in STUDIES],
                     help="run only these studies")
     args = ap.parse_args(argv)
@@ -204,7 +205,8 @@ def main(argv=None):
     write_readme(results, total, study_argv)
     print(f"\n=== summary ({total:.0f} s) ===")
     for r in results:
-        print(f"  {r.name:<20} {r.status:<8} {r.seconds:7.1f} s  {r.message.splitlines()[0] if r.message else ''}")
+        first = r.message.splitlines()[0] if r.message else ""
+        print(f"  {r.name:<20} {r.status:<8} {r.seconds:7.1f} s  {first}")
     print(f"wrote {OUT_DIR / 'README.md'}")
     return 1 if any(r.status == "failed" for r in results) else 0
 
