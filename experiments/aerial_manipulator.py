@@ -64,11 +64,6 @@ QUICK_SAMPLES = 300
 TOLERANCE = 1e-8  # allowed round-trip (jet) and backward errors, relative; round-off is ~1e-12
 
 
-def forward_available():
-    """Whether ``liedyn.forward_dynamics`` (H-GABI-FBS) is present."""
-    return hasattr(liedyn, "forward_dynamics")
-
-
 @dataclass
 class OrderResult:
     """Jets over ``S`` samples for one order ``r``.
@@ -76,7 +71,7 @@ class OrderResult:
     ``wrench`` (S, r+1, 6) world frame, ``wrench_body`` (S, r+1, 6),
     ``tau`` (S, r+1, n), ``thrust`` (S, r+1, 6); ``twist`` (S, r+2, 6) and
     ``q`` (S, r+3, n) recovered by forward dynamics and ``residual``
-    (S, r+1, 6+n) of inverse dynamics at them (``None`` without it).
+    (S, r+1, 6+n) of inverse dynamics at them.
     """
 
     order: int
@@ -94,35 +89,26 @@ def reference(motion, t, order):
     return motion.base_pose(t), motion.base_twist_jet(t, order + 2), motion.joint_jet(t, order + 3)
 
 
-def round_trip(model, params, motion, t, order):
-    """One sample of the experiment at order ``order``.
+def run_order(model, params, motion, times, order):
+    """The experiment at every sample time for one order: an :class:`OrderResult`.
 
-    Returns ``(wrench, wrench_body, tau, thrust, twist, q, residual)``: the
-    jets of inverse dynamics, the body-frame wrench and thrust jets, the
-    motion jets recovered by forward dynamics and the residual ``(r+1, 12)``
-    of inverse dynamics at the recovered jets, ``[W₀, τ](rec) − [W₀, τ]``
-    (the last three ``None`` without forward dynamics).
+    Each algorithm runs once over the whole trajectory (the batched entry
+    points, all cores): inverse dynamics of the reference, forward dynamics
+    of its output, and inverse dynamics again at the recovered motion, whose
+    difference from the input forces is the backward residual.
     """
-    C0, V, q = reference(motion, t, order)
-    inv = liedyn.inverse_dynamics(model, C0, V, q, order)
-    Wb = body_wrench_jet(C0, V, inv.base_wrench)
-    thrust = wrench_to_thrusts(Wb, params)
-    twist = qr = residual = None
-    if forward_available():
-        fwd = liedyn.forward_dynamics(model, C0, V[0], q[0], q[1], inv.base_wrench, inv.tau, order)
-        twist, qr = fwd.base_twist, fwd.q
-        back = liedyn.inverse_dynamics(model, C0, twist, qr, order)
-        residual = np.hstack([back.base_wrench - inv.base_wrench, back.tau - inv.tau])
-    return inv.base_wrench, Wb, inv.tau, thrust, twist, qr, residual
-
-
-def run_order(model, params, motion, times, order, progress=True):
-    """The experiment at every sample time for one order: an :class:`OrderResult`."""
-    outs = [round_trip(model, params, motion, t, order)
-            for t in tqdm(times, desc=f"order r={order}", leave=False, disable=not progress)]
-    cols = list(zip(*outs))
-    stack = [None if c[0] is None else np.stack(c) for c in cols]
-    return OrderResult(order, *stack)
+    refs = [reference(motion, t, order) for t in times]
+    C0 = np.stack([r[0] for r in refs])
+    V = np.stack([r[1] for r in refs])
+    q = np.stack([r[2] for r in refs])
+    inv = liedyn.inverse_dynamics_batch(model, C0, V, q, order)
+    Wb = np.stack([body_wrench_jet(C0[s], V[s], inv.base_wrench[s]) for s in range(len(times))])
+    thrust = np.stack([wrench_to_thrusts(W, params) for W in Wb])
+    fwd = liedyn.forward_dynamics_batch(model, C0, V[:, 0], q[:, 0], q[:, 1], inv.base_wrench,
+                                        inv.tau, order)
+    back = liedyn.inverse_dynamics_batch(model, C0, fwd.base_twist, fwd.q, order)
+    residual = np.concatenate([back.base_wrench - inv.base_wrench, back.tau - inv.tau], axis=2)
+    return OrderResult(order, inv.base_wrench, Wb, inv.tau, thrust, fwd.base_twist, fwd.q, residual)
 
 
 def row_errors(recovered, ref):
@@ -146,18 +132,15 @@ ERROR_COLUMNS = ("order", "twist_err", "q_err", "backward_err", "twist_row_err_m
 
 def error_table(ref_twist, ref_q, results):
     """One dict per order with the errors named in ``ERROR_COLUMNS`` (module
-    docstring), or ``None`` for all of them without forward dynamics."""
+    docstring)."""
     rows = []
     for r, res in sorted(results.items()):
-        row = dict.fromkeys(ERROR_COLUMNS)
-        row["order"] = r
-        if res.twist is not None:
-            forces = np.concatenate([res.wrench, res.tau], axis=2)
-            row.update(twist_err=jet_error(res.twist, ref_twist), q_err=jet_error(res.q, ref_q),
-                       backward_err=float(row_errors(res.residual + forces, forces).max()),
-                       twist_row_err_max=float(row_errors(res.twist, ref_twist).max()),
-                       q_row_err_max=float(row_errors(res.q, ref_q).max()))
-        rows.append(row)
+        forces = np.concatenate([res.wrench, res.tau], axis=2)
+        rows.append(dict(order=r, twist_err=jet_error(res.twist, ref_twist),
+                         q_err=jet_error(res.q, ref_q),
+                         backward_err=float(row_errors(res.residual + forces, forces).max()),
+                         twist_row_err_max=float(row_errors(res.twist, ref_twist).max()),
+                         q_row_err_max=float(row_errors(res.q, ref_q).max())))
     return rows
 
 
@@ -171,8 +154,7 @@ def _source_hash():
 
 
 def _cache_path(cache_dir, params, motion, n_samples, order):
-    key = hashlib.sha1(repr((params, motion, n_samples, forward_available(),
-                             _source_hash())).encode()).hexdigest()[:16]
+    key = hashlib.sha1(repr((params, motion, n_samples, _source_hash())).encode()).hexdigest()[:16]
     return cache_dir / f"aerial_manipulator_n{n_samples}_r{order}_{key}.npz"
 
 
@@ -218,7 +200,7 @@ def run(n_samples, orders, params=AerialManipulatorParams(), motion=ReferenceMot
             if path is not None and path.exists():
                 results[r] = _load_order(path, r)
                 continue
-            results[r] = run_order(model, params, motion, times, r, progress)
+            results[r] = run_order(model, params, motion, times, r)
             if path is not None:
                 _save_order(path, results[r])
     except KeyboardInterrupt:
@@ -305,11 +287,9 @@ def plot_fig3a(times, ref_twist, ref_q, results, path):
     """Fig. 3a analogue: row r shows the outputs of forward dynamics of order r,
     ``V₀^(r+1)`` and ``q^(r+2)``, reference solid and recovered dashed."""
     orders = sorted(results)
-    has_fwd = all(results[r].twist is not None for r in orders)
 
     def pick(ref, rec, rows, comps):
-        return (lambda r: ref[:, r + rows, comps],
-                (lambda r: rec(r)[:, r + rows, comps]) if has_fwd else None)
+        return lambda r: ref[:, r + rows, comps], lambda r: rec(r)[:, r + rows, comps]
 
     xyz = ["x", "y", "z"]
     cols = []
@@ -321,12 +301,11 @@ def plot_fig3a(times, ref_twist, ref_q, results, path):
     ref, rec = pick(ref_q, lambda r: results[r].q, 2, slice(None))
     cols.append(_Column("joint angles", [f"q{j}" for j in range(1, ref_q.shape[2] + 1)],
                         "q", "rad", 2, 0, ref, rec))
-    styles = [REF_STYLE] + ([REC_STYLE] if has_fwd else [])
     _jet_grid(times, orders, cols,
               "Aerial manipulator, Fig. 3a: reference jets fed to H-GRNE-FBS (solid) and jets "
               "recovered by H-GABI-FBS (dashed);\nrow r shows the order-r outputs "
               r"$V_0^{(r+1)} = (\omega, v)^{(r+1)}$ and $q^{(r+2)}$",
-              styles, path)
+              [REF_STYLE, REC_STYLE], path)
 
 
 def plot_fig3b(times, results, path):
@@ -410,14 +389,11 @@ def write_outputs(out, times, ref_twist, ref_q, results):
         w = csv.writer(fh)
         w.writerow(list(ERROR_COLUMNS) + ["n_samples", "passed"])
         for row in table:
-            vals = [row["order"]] + ["" if row[k] is None else f"{row[k]:.3e}"
-                                     for k in ERROR_COLUMNS[1:]]
-            ok = "" if row["twist_err"] is None else str(_passed(row))
-            w.writerow(vals + [len(times), ok])
+            w.writerow([row["order"]] + [f"{row[k]:.3e}" for k in ERROR_COLUMNS[1:]]
+                       + [len(times), _passed(row)])
     plot_fig3a(times, ref_twist, ref_q, results, out / "aerial_manipulator_fig3a.png")
     plot_fig3b(times, results, out / "aerial_manipulator_fig3b.png")
-    if table[0]["twist_err"] is not None:
-        plot_errors(table, ref_twist, ref_q, results, out / "aerial_manipulator_error.png")
+    plot_errors(table, ref_twist, ref_q, results, out / "aerial_manipulator_error.png")
     return table
 
 
@@ -427,9 +403,6 @@ def _passed(row):
 
 def report(table, out):
     """Print the error table; exit status 0 when every order passes."""
-    if table[0]["twist_err"] is None:
-        print(f"wrote {out}/aerial_manipulator_fig3a.png (reference only), _fig3b.png, .npz")
-        return 0
     print("inverse → forward dynamics round trip, relative errors over all samples")
     print(f"{'r':>3} {'V0 jet':>10} {'q jet':>10} {'backward':>10} {'V0 row':>10} {'q row':>10}")
     for row in table:
@@ -467,9 +440,6 @@ def main(argv=None):
     A = allocation_matrix(params)
     print(f"aerial manipulator: {n} samples over {motion.horizon:g} s, orders r = 0..{K}; "
           f"allocation matrix condition number {np.linalg.cond(A):.3g}")
-    if not forward_available():
-        print("liedyn.forward_dynamics not available: running the inverse part only, "
-              "no round trip")
     times, ref_twist, ref_q, results = run(
         n, orders, params, motion, cache_dir=None if args.no_cache else out / ".cache")
     if not results:

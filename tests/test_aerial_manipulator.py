@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import liedyn
-from experiments.aerial_manipulator import forward_available, jet_error, run
+from experiments.aerial_manipulator import jet_error, run
 from models.aerial_manipulator import (AerialManipulatorParams, allocation_matrix,
                                        body_wrench_jet, propeller_frames, spin_directions,
                                        thrusts_to_wrench, wrench_to_thrusts)
@@ -185,7 +185,6 @@ def test_body_wrench_power_is_invariant():
 
 # ---------------------------------------------------------------- round trip --
 
-@pytest.mark.skipif(not forward_available(), reason="liedyn.forward_dynamics not available")
 def test_round_trip_recovers_the_reference_jets():
     """The experiment's core at a few samples, orders 0..3: forward dynamics
     returns the reference jets to 1e-8 of each jet's magnitude (measured about
