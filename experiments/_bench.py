@@ -371,10 +371,11 @@ def recursion_main(argv, doc, name, fields, measure, report, desc, **plot):
     table = ResultTable(f"{stem}.csv", fields, ["sweep", "n_bod", "r"], fresh=args.fresh)
     run_sweep(args, table, measure, desc)
     report(table)
-    missing = [x["N"] for x in table.select(sweep="N", r=0) if not x[plot["ref_field"]]]
+    missing = [int(x["N"]) for x in table.select(sweep="N", r=0) if not x[plot["ref_field"]]]
     if missing:
-        print(f"\nPinocchio not timed at N = {', '.join(missing)}: not installed, or its Data "
-              f"would exceed --pin-max-gb (≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes)")
+        print(f"\nPinocchio not timed at {len(missing)} sizes, N = {min(missing)}..{max(missing)}: "
+              f"not installed, or its Data would exceed --pin-max-gb "
+              f"(≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes)")
     png = plot_sweeps(table, stem, **plot)
     print(f"\nwrote {stem}.csv and {png}")
     return table
