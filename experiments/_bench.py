@@ -228,22 +228,38 @@ def sweep_points(args):
     return pts + [("r", N_BOD_AT_101, r) for r in ORDERS_VS_R]
 
 
-def run_sweep(args, table, measure, desc):
+def run_sweep(args, table, callables, fields, desc):
     """Measure every sweep point missing from ``table``.
 
-    ``measure(model, r, args, rng)`` returns the timing fields of one row;
-    the row is appended to the CSV as soon as it is measured. Returns the
-    number of points measured in this run.
+    The orders of one tree size are timed together, interleaved round by
+    round (:func:`time_calls`), so that a burst of other load on the machine
+    falls on all of them alike. ``callables(model, r, args, rng)`` gives the
+    zero-argument callables of one point (a dict name → callable) and
+    ``fields(times)`` turns their timings (name → stats) into the fields of
+    its row. Rows are appended to the CSV as soon as their size is done.
+    Returns the number of points measured in this run.
     """
-    todo = [p for p in sweep_points(args) if table.get(sweep=p[0], n_bod=p[1], r=p[2]) is None]
-    model, built = None, None
-    for sweep, n_bod, r in tqdm(todo, desc=desc, disable=args.no_progress):
-        if built != n_bod:
-            model, built = tree(n_bod), n_bod
-        rng = np.random.default_rng(1000 * n_bod + r)
-        table.add(sweep=sweep, n_bod=n_bod, N=n_bodies(n_bod), r=r,
-                  **measure(model, r, args, rng))
-    return len(todo)
+    groups = {}
+    for sweep, n_bod, r in sweep_points(args):
+        if table.get(sweep=sweep, n_bod=n_bod, r=r) is None:
+            groups.setdefault((sweep, n_bod), []).append(r)
+    done = 0
+    with tqdm(total=sum(map(len, groups.values())), desc=desc, disable=args.no_progress) as bar:
+        model, built = None, None
+        for (sweep, n_bod), orders in groups.items():
+            if built != n_bod:
+                model, built = tree(n_bod), n_bod
+            fns = {}
+            for r in orders:
+                rng = np.random.default_rng(1000 * n_bod + r)
+                fns.update({(r, name): fn for name, fn in callables(model, r, args, rng).items()})
+            times = time_calls(fns, calls_for(args))
+            for r in orders:
+                t = {name: v for (rr, name), v in times.items() if rr == r}
+                table.add(sweep=sweep, n_bod=n_bod, N=n_bodies(n_bod), r=r, **fields(t))
+            bar.update(len(orders))
+            done += len(orders)
+    return done
 
 
 # ----------------------------------------------------------------- inputs --
@@ -363,13 +379,13 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
     return save(fig, stem)
 
 
-def recursion_main(argv, doc, name, fields, measure, report, desc, **plot):
+def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **plot):
     """``main`` of a recursion benchmark: parse, sweep (resumably), print the
     table, plot with :func:`plot_sweeps` (``plot`` its keyword arguments)."""
     args = parser(doc).parse_args(argv)
     stem = output_stem(args, name)
-    table = ResultTable(f"{stem}.csv", fields, ["sweep", "n_bod", "r"], fresh=args.fresh)
-    run_sweep(args, table, measure, desc)
+    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], fresh=args.fresh)
+    run_sweep(args, table, callables, fields, desc)
     report(table)
     missing = [int(x["N"]) for x in table.select(sweep="N", r=0) if not x[plot["ref_field"]]]
     if missing:

@@ -29,8 +29,7 @@ FIELDS = ["sweep", "n_bod", "N", "r", "calls", "forward_mean_s", "forward_median
           "pinocchio_aba_mean_s", "pinocchio_aba_median_s", "forward_over_pinocchio"]
 
 
-def measure(model, r, args, rng):
-    calls = B.calls_for(args)
+def callables(model, r, args, rng):
     C0, V0, q, qd, W, tau = B.forward_inputs(model, r, rng)
     C0i, Vb, qj = B.inverse_inputs(model, r, rng)
     fns = {"fd": lambda: liedyn.forward_dynamics(model, C0, V0, q, qd, W, tau, r),
@@ -38,12 +37,15 @@ def measure(model, r, args, rng):
     pin = B.pinocchio_calls(model, rng, args.pin_max_gb) if r == 0 else None
     if pin is not None:
         fns["pin"] = pin[1]
-    t = B.time_calls(fns, calls)
+    return fns
+
+
+def fields(t):
     tf, ti = t["fd"], t["id"]
     row = dict(calls=tf["calls"], forward_mean_s=tf["mean"], forward_median_s=tf["median"],
                inverse_mean_s=ti["mean"], inverse_median_s=ti["median"],
                forward_over_inverse=tf["median"] / ti["median"])
-    if pin is not None:
+    if "pin" in t:
         row.update(pinocchio_aba_mean_s=t["pin"]["mean"], pinocchio_aba_median_s=t["pin"]["median"],
                    forward_over_pinocchio=tf["median"] / t["pin"]["median"])
     return row
@@ -68,7 +70,7 @@ def report(table):
 
 
 def main(argv=None):
-    return B.recursion_main(argv, __doc__, "bench_forward", FIELDS, measure, report,
+    return B.recursion_main(argv, __doc__, "bench_forward", FIELDS, callables, fields, report,
                             "forward dynamics", title="forward dynamics", field="forward_median_s",
                             ref_field="pinocchio_aba_median_s", ref_label="Pinocchio aba (r = 0)",
                             ratio=("forward_over_inverse", "forward / inverse time"))

@@ -26,17 +26,19 @@ FIELDS = ["sweep", "n_bod", "N", "r", "calls", "liedyn_mean_s", "liedyn_median_s
           "pinocchio_mean_s", "pinocchio_median_s", "liedyn_over_pinocchio"]
 
 
-def measure(model, r, args, rng):
-    calls = B.calls_for(args)
+def callables(model, r, args, rng):
     C0, Vb, q = B.inverse_inputs(model, r, rng)
     fns = {"liedyn": lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r)}
     pin = B.pinocchio_calls(model, rng, args.pin_max_gb) if r == 0 else None
     if pin is not None:
         fns["pin"] = pin[0]
-    t = B.time_calls(fns, calls)
+    return fns
+
+
+def fields(t):
     row = dict(calls=t["liedyn"]["calls"], liedyn_mean_s=t["liedyn"]["mean"],
                liedyn_median_s=t["liedyn"]["median"])
-    if pin is not None:
+    if "pin" in t:
         row.update(pinocchio_mean_s=t["pin"]["mean"], pinocchio_median_s=t["pin"]["median"],
                    liedyn_over_pinocchio=t["liedyn"]["median"] / t["pin"]["median"])
     return row
@@ -56,7 +58,7 @@ def report(table):
 
 
 def main(argv=None):
-    return B.recursion_main(argv, __doc__, "bench_inverse", FIELDS, measure, report,
+    return B.recursion_main(argv, __doc__, "bench_inverse", FIELDS, callables, fields, report,
                             "inverse dynamics", title="inverse dynamics", field="liedyn_median_s",
                             ref_field="pinocchio_median_s", ref_label="Pinocchio rnea (r = 0)")
 
