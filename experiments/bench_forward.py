@@ -11,13 +11,8 @@ timed too, for the forward/inverse ratio, and at r = 0 Pinocchio's ``aba``
 on the same tree. Ratios are of medians taken in the same run; the mean (the
 paper's metric) is in the CSV as well.
 
-Pinocchio is timed only where its ``Data`` fits in ``--pin-max-gb`` (default
-2.5 GB): Pinocchio 4.1 allocates buffers cubic in nv (≈ 66·nv³ bytes, 65 GB
-at N = 996), so by default its column stops at N = 306.
-
-Writes ``paper_figures/bench_forward.csv`` and ``bench_forward.png``
-(``_full`` suffix with ``--full``). Rows are appended as they finish; a rerun
-skips finished rows unless ``--fresh``.
+Output, resumption and the ``--pin-max-gb`` limit on Pinocchio's memory as
+in :mod:`experiments.bench_inverse`, with the files named ``bench_forward``.
 """
 
 import liedyn
