@@ -10,6 +10,8 @@ ratio of two timings taken in the same run.
 
 import argparse
 import csv
+import os
+import platform
 import time
 from pathlib import Path
 
@@ -103,22 +105,33 @@ def time_call(fn, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
 
 # ------------------------------------------------------------- CSV tables --
 
+def machine():
+    """What identifies the computer timings were taken on (host, CPU, cores)."""
+    return f"{platform.node()} {platform.machine()} {os.cpu_count()} cores"
+
+
 class ResultTable:
     """A CSV file that grows one row at a time, so a cut-short run keeps every
     finished row; rows whose key is already present are skipped on rerun.
 
     ``fields`` are the column names, ``key`` the subset identifying a row.
-    ``fresh`` discards an existing file.
+    ``fresh`` discards an existing file. With ``stamp`` (e.g. :func:`machine`)
+    every row records it in a first column ``machine`` and a file written
+    under another stamp is discarded: timings taken on another computer (say,
+    the CSV that came with a clone) are not mixed with new ones.
     """
 
-    def __init__(self, path, fields, key, fresh=False):
-        self.path, self.fields, self.key = Path(path), list(fields), list(key)
+    def __init__(self, path, fields, key, fresh=False, stamp=None):
+        self.path, self.key, self.stamp = Path(path), list(key), stamp
+        self.fields = (["machine"] if stamp is not None else []) + list(fields)
         self.rows = []
         if self.path.exists() and not fresh:
             with open(self.path, newline="") as fh:
                 reader = csv.DictReader(fh)
                 if reader.fieldnames == self.fields:
                     self.rows = list(reader)
+            if stamp is not None and any(r["machine"] != stamp for r in self.rows):
+                self.rows = []
         if not self.rows:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "w", newline="") as fh:
@@ -135,6 +148,8 @@ class ResultTable:
         return None
 
     def add(self, **row):
+        if self.stamp is not None:
+            row["machine"] = self.stamp
         row = {f: _fmt(row.get(f, "")) for f in self.fields}
         with open(self.path, "a", newline="") as fh:
             csv.DictWriter(fh, self.fields).writerow(row)
@@ -384,7 +399,8 @@ def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **
     table, plot with :func:`plot_sweeps` (``plot`` its keyword arguments)."""
     args = parser(doc).parse_args(argv)
     stem = output_stem(args, name)
-    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], fresh=args.fresh)
+    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], fresh=args.fresh,
+                        stamp=machine())
     run_sweep(args, table, callables, fields, desc)
     report(table)
     missing = [int(x["N"]) for x in table.select(sweep="N", r=0) if not x[plot["ref_field"]]]

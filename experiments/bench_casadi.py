@@ -216,7 +216,8 @@ def main(argv=None):
         if getattr(args, k) is not None:
             caps[k] = getattr(args, k)
     stem = B.output_stem(args, "bench_casadi")
-    table = B.ResultTable(f"{stem}.csv", FIELDS, ["kind", "N", "r"], fresh=args.fresh)
+    table = B.ResultTable(f"{stem}.csv", FIELDS, ["kind", "N", "r"], fresh=args.fresh,
+                          stamp=B.machine())
     model = B.tree(args.n_bod)
     stops = []
     with tqdm(total=len(KINDS) * (args.max_order + 1), desc="CasADi orders",

@@ -38,6 +38,14 @@ def test_result_table_resumes_and_replaces(tmp_path):
     assert B.ResultTable(path, ["k", "r", "v"], ["k", "r"], fresh=True).rows == []
 
 
+def test_result_table_discards_rows_of_another_machine(tmp_path):
+    path = tmp_path / "t.csv"
+    B.ResultTable(path, ["k", "v"], ["k"], stamp="other host").add(k="a", v=1.0)
+    assert len(B.ResultTable(path, ["k", "v"], ["k"], stamp="other host").rows) == 1
+    here = B.ResultTable(path, ["k", "v"], ["k"], stamp=B.machine())
+    assert here.rows == [] and here.get(k="a") is None
+
+
 def test_time_calls_counts_and_interleaves():
     log = []
     out = B.time_calls({"a": lambda: log.append("a"), "b": lambda: log.append("b")}, 40,
