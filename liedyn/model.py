@@ -157,7 +157,6 @@ class Model:
         self._names = []
         self._index = {}
         self._rows = []   # per body: (parent, jtype, axis, point, arm, damp, A, Mb, m, com, J)
-        self._build()
 
     # -- construction ---------------------------------------------------------
 
@@ -216,7 +215,8 @@ class Model:
         self._index[name] = len(self._names)
         self._names.append(name)
         self._rows.append((pidx, jtype, axis, point, arm, damp, A, Mb, m, com, J))
-        self._build()
+        for name in self._ARRAYS:          # rebuilt on next access: building a tree stays O(N)
+            self.__dict__.pop(name, None)
         return len(self._names) - 1
 
     def _resolve(self, body, arg="parent"):
@@ -229,6 +229,19 @@ class Model:
                 raise ValueError(f"{arg}: index {body} out of range [0, {len(self._names)})")
             return int(body)
         raise TypeError(f"{arg}: expected a body name or index, got {type(body).__name__}")
+
+    _ARRAYS = ("body_parent", "joint_type", "joint_axis", "joint_point", "joint_armature",
+               "joint_damping", "body_origin", "body_inertia", "body_mass", "body_com",
+               "body_rot_inertia", "body_home", "home_pose_inv", "joint_screw", "preorder",
+               "postorder")
+
+    def __getattr__(self, name):
+        # Only reached when the flat arrays are not built yet (or a body was
+        # added since): build them all once, then they are plain attributes.
+        if name in Model._ARRAYS and "_rows" in self.__dict__:
+            self._build()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _build(self):
         rows = self._rows
