@@ -39,8 +39,11 @@ def _inverse_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, Vb
             Wa = Wapp[b] if Wapp.shape[0] > 1 else Wapp[0]
             _inverse_dynamics(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0[b], Vb[b], q[b],
                               Wa, r, binom, F, C, S, V, c, Ic, Pi, W, t)
-            W0[b] = W[:, 0]
-            tau[b] = t
+            for k in range(r + 1):
+                for i in range(6):
+                    W0[b, k, i] = W[k, 0, i]
+                for i in range(n):
+                    tau[b, k, i] = t[k, i]
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,9 @@ def _forward_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, ba
             status[b] = _articulated_body(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0[b],
                                           motion, base_motion, Vb[b], Wb[b], Wa, R, binom,
                                           q[b], tau[b], F, C, S, V, c, Ic, Pib, MA, U, D, L, W)
-            Vb[b] = V[:, 0]
+            for k in range(R + 2):
+                for i in range(6):
+                    Vb[b, k, i] = V[k, 0, i]
 
 
 @dataclass(frozen=True)

@@ -237,7 +237,8 @@ def _articulated_body(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, motion, 
     _poses(parent, Y, H, F0, q[0], F, C)
     for k in range(R + 2):
         S[k, 0] = 0.0
-    V[0, 0] = Vb[0]
+    for i in range(6):
+        V[0, 0, i] = Vb[0, i]
     for j in range(1, N):
         _Ad_into(F[j], Y[j], S[0, j])                                         # SPEC §3: S_j
         _screw_twist_order(j, parent[j], 0, q, binom, S, V)                   # SPEC §3: V_j

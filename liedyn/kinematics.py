@@ -39,7 +39,9 @@ def _mul44_into(A, B, out):
 @njit
 def _poses(parent, Y, H, F0, q0, F, C):
     """Zeroth order: ``F_j``, ``C_j`` for every body (pre-order)."""
-    F[0] = F0
+    for i in range(4):
+        for k in range(4):
+            F[0, i, k] = F0[i, k]
     _mul44_into(F0, H[0], C[0])
     for j in range(1, parent.shape[0]):
         _exp_se3_into(Y[j], q0[j - 1], C[j])                      # C_j holds exp([Y_j] q_j) briefly
@@ -82,7 +84,8 @@ def _kinematics(parent, Y, H, F0, Vb, q, K, binom, F, C, S, V):
     """Poses and jets ``S^(0..K)``, ``V^(0..K)`` (base twist jet ``Vb``)."""
     _poses(parent, Y, H, F0, q[0], F, C)
     for k in range(K + 1):
-        V[k, 0] = Vb[k]
+        for i in range(6):
+            V[k, 0, i] = Vb[k, i]
         S[k, 0] = 0.0
     for j in range(1, parent.shape[0]):
         _Ad_into(F[j], Y[j], S[0, j])                             # SPEC §3: S_j = Ad_{F_j} Y_j
