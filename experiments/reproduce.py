@@ -40,6 +40,7 @@ STUDIES = (
     ("bench_forward", "Fig. 4b: H-GABI-FBS cost against N and r"),
     ("bench_casadi", "Fig. 4c: CasADi AD baseline cost against r"),
     ("bench_summary", "Fig. 4: all costs with fitted growth laws"),
+    ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up"),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)
@@ -49,6 +50,7 @@ HEADLINE_TABLES = (
     ("aerial_manipulator_roundtrip.csv",
      "Aerial manipulator (Fig. 3): inverse → forward dynamics round trip, relative errors"),
     ("bench_summary.csv", "Cost growth laws fitted to the benchmarks (Fig. 4)"),
+    ("bench_speed.csv", "Speed of the compiled kernels against Pinocchio, batching, growth, memory"),
 )
 
 

@@ -1,0 +1,299 @@
+"""Speed targets of the compiled kernels, measured against baselines in one run.
+
+    python -m experiments.bench_speed [--full]
+
+Sections, each a table printed and written to ``paper_figures/bench_speed.csv``
+(the growth fits also to ``bench_speed.png``):
+
+1. N = 101 (5 branches × 20 links): inverse and forward dynamics per call at
+   r = 0, 1, 5, 10, with fresh scratch and with a :class:`liedyn.Workspace`,
+   interleaved with Pinocchio's ``rnea`` and ``aba`` and with the first time
+   derivative of inverse and forward dynamics assembled the way a Pinocchio
+   user would (``computeRNEADerivatives`` / ``computeABADerivatives`` plus
+   three matrix–vector products). Ratios liedyn / Pinocchio from that run.
+2. Batched evaluation: per-sample time of ``inverse_dynamics_batch`` and
+   ``forward_dynamics_batch`` over a 3000-sample trajectory of the aerial
+   manipulator (N = 7) at r = 5, against one call per sample.
+3. Growth: time per call against N = 21…996 at r = 0 and 5 and against
+   r = 1…10 at N = 101, with fitted exponents of ``t = a N^α`` and
+   ``t = a r^β`` (plain log–log least squares) and of the same laws plus a
+   fixed cost per call, ``t = c₀ + a x^e'``: at small N and r the fixed
+   cost (argument checks, dispatch) flattens the plain fit.
+4. Memory of one call at N = 996, r = 10 (peak of Python-level allocations,
+   which include every NumPy array, by ``tracemalloc``).
+5. Start-up: a fresh interpreter with an empty kernel cache (compilation
+   included) and one with the cache warm: import, first inverse and first
+   forward call.
+"""
+
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import tracemalloc
+
+import numpy as np
+from tqdm import tqdm
+
+import liedyn
+from experiments import _bench as B
+from models.aerial_manipulator import aerial_manipulator
+
+ORDERS_AT_101 = (0, 1, 5, 10)
+N_BOD_GROWTH_QUICK = (4, 10, 20, 40, 100, 199)            # N = 21 … 996
+N_BOD_GROWTH_FULL = (4, 6, 10, 14, 20, 30, 40, 60, 80, 100, 140, 199)
+BATCH_SAMPLES = 3000
+
+
+def _inverse_forward(model, r, rng, workspace=False):
+    """Zero-argument callables for inverse and forward dynamics of order r."""
+    C0, Vb, q = B.inverse_inputs(model, r, rng)
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
+    wi = liedyn.Workspace(model, r) if workspace else None
+    wf = liedyn.Workspace(model, r) if workspace else None
+    fargs = (model, C0, Vb[0], q[0], q[1], res.base_wrench, res.tau, r)
+    return (lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=wi),
+            lambda: liedyn.forward_dynamics(*fargs, workspace=wf))
+
+
+def _pinocchio(model, rng):
+    """Pinocchio's rnea, aba and the first-derivative routes, or ``None``."""
+    try:
+        import pinocchio as pin
+        from tests.pinocchio_oracle import to_pinocchio
+    except ImportError:
+        return None
+    pm = to_pinocchio(model)
+    M, D = pm.model, pm.data
+    q = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
+    v, a, tau = (rng.normal(size=M.nv) for _ in range(3))
+    jerk = rng.normal(size=M.nv)
+
+    def rnea_d1():   # τ̇ = ∂τ/∂q q̇ + ∂τ/∂v q̈ + M q⃛
+        pin.computeRNEADerivatives(M, D, q, v, a)
+        return D.dtau_dq @ v + D.dtau_dv @ a + D.M @ jerk
+
+    def aba_d1():    # q⃛ = ∂q̈/∂q q̇ + ∂q̈/∂v q̈ + M⁻¹ τ̇
+        pin.computeABADerivatives(M, D, q, v, tau)
+        return D.ddq_dq @ v + D.ddq_dv @ a + D.Minv @ jerk
+
+    return {"pinocchio rnea": lambda: pin.rnea(M, D, q, v, a),
+            "pinocchio aba": lambda: pin.aba(M, D, q, v, tau),
+            "pinocchio d/dt rnea": rnea_d1, "pinocchio d/dt aba": aba_d1}
+
+
+def section_101(calls, rng, rows):
+    model = B.tree(B.N_BOD_AT_101)
+    fns = {}
+    for r in ORDERS_AT_101:
+        fi, ff = _inverse_forward(model, r, rng)
+        wi, wf = _inverse_forward(model, r, rng, workspace=True)
+        fns.update({f"ID r={r}": fi, f"FD r={r}": ff, f"ID r={r} ws": wi, f"FD r={r} ws": wf})
+    pin = _pinocchio(model, rng) if B.PIN_BYTES_PER_NV3 * model.nv ** 3 < 2.5e9 else None
+    fns.update(pin or {})
+    t = {k: v["median"] for k, v in B.time_calls(fns, calls).items()}
+    for name, s in t.items():
+        rows.append(dict(section="N=101", quantity=name, value=s * 1e6, unit="us"))
+    lines = [[name, B.us(s)] for name, s in t.items()]
+    B.print_table("N = 101, median time per call", ["call", "us"], lines)
+    if pin:
+        ratios = [("ID r=0 / pinocchio rnea", t["ID r=0"] / t["pinocchio rnea"]),
+                  ("FD r=0 / pinocchio aba", t["FD r=0"] / t["pinocchio aba"]),
+                  ("ID r=1 / pinocchio d/dt rnea", t["ID r=1"] / t["pinocchio d/dt rnea"]),
+                  ("FD r=1 / pinocchio d/dt aba", t["FD r=1"] / t["pinocchio d/dt aba"])]
+        for name, x in ratios:
+            rows.append(dict(section="N=101 ratio", quantity=name, value=x, unit="ratio"))
+        B.print_table("ratios in the same run", ["ratio", "value"],
+                      [[n, f"{x:.2f}"] for n, x in ratios])
+
+
+def section_batch(rng, rows):
+    model = aerial_manipulator()
+    r, S = 5, BATCH_SAMPLES
+    C0 = np.stack([liedyn.se3.exp(rng.normal(size=6)) for _ in range(S)])
+    Vb = rng.normal(size=(S, r + 2, 6))
+    q = rng.normal(size=(S, r + 3, model.n_joints))
+    inv = liedyn.inverse_dynamics_batch(model, C0, Vb, q, r)
+    fargs = (model, C0, Vb[:, 0], q[:, 0], q[:, 1], inv.base_wrench, inv.tau, r)
+    liedyn.forward_dynamics_batch(*fargs)
+
+    def single_id():
+        for s in range(S):
+            liedyn.inverse_dynamics(model, C0[s], Vb[s], q[s], r)
+
+    def single_fd():
+        for s in range(S):
+            liedyn.forward_dynamics(model, C0[s], Vb[s, 0], q[s, 0], q[s, 1],
+                                    inv.base_wrench[s], inv.tau[s], r)
+
+    t = B.time_calls({"ID batch": lambda: liedyn.inverse_dynamics_batch(model, C0, Vb, q, r),
+                      "FD batch": lambda: liedyn.forward_dynamics_batch(*fargs),
+                      "ID single": single_id, "FD single": single_fd}, calls=6, rounds=3)
+    t = {k: v["median"] / S for k, v in t.items()}
+    lines = []
+    for alg in ("ID", "FD"):
+        ratio = t[f"{alg} batch"] / t[f"{alg} single"]
+        rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} batch per sample",
+                         value=t[f"{alg} batch"] * 1e6, unit="us"))
+        rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} single call",
+                         value=t[f"{alg} single"] * 1e6, unit="us"))
+        rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} batch / single",
+                         value=ratio, unit="ratio"))
+        lines.append([alg, B.us(t[f"{alg} batch"]), B.us(t[f"{alg} single"]), f"{ratio:.3f}"])
+    B.print_table(f"aerial manipulator (N = 7), r = 5, {S} samples, {liedyn._jit.get_num_threads()} "
+                  f"threads: per-sample time", ["", "batch us", "single us", "batch/single"], lines)
+
+
+def section_growth(full, calls, rng, rows, progress):
+    sizes = N_BOD_GROWTH_FULL if full else N_BOD_GROWTH_QUICK
+    vs_n = {}
+    for nb in tqdm(sizes, desc="growth in N", disable=not progress):
+        model = B.tree(nb)
+        fns = {}
+        for r in (0, 5):
+            fi, ff = _inverse_forward(model, r, rng, workspace=True)
+            fns[("ID", r)], fns[("FD", r)] = fi, ff
+        t = B.time_calls(fns, max(20, calls // max(1, nb // 10)), rounds=5)
+        for key, v in t.items():
+            vs_n.setdefault(key, []).append((B.n_bodies(nb), v["median"]))
+    model = B.tree(B.N_BOD_AT_101)
+    fns = {}
+    for r in range(1, 11):
+        fi, ff = _inverse_forward(model, r, rng, workspace=True)
+        fns[("ID", r)], fns[("FD", r)] = fi, ff
+    t = B.time_calls(fns, calls, rounds=5)
+    vs_r = {alg: [(r, t[(alg, r)]["median"]) for r in range(1, 11)] for alg in ("ID", "FD")}
+    lines = []
+
+    def fits(label, rng_text, x, y, sym):
+        _, e = B.fit_power(x, y)
+        c0, _, e_off = B.fit_offset_power(x, y)
+        for law, val in ((f"t = a x^{sym}", e), (f"t = c0 + a x^{sym}'", e_off)):
+            rows.append(dict(section="growth", quantity=f"{label}: {sym} in {law} ({rng_text})",
+                             value=val, unit="exponent"))
+        lines.append([label, rng_text, f"{e:.3f}", f"{e_off:.3f}", B.us(c0)])
+
+    for (alg, r), pts in sorted(vs_n.items()):
+        x, y = np.array(pts).T
+        fits(f"{alg} r={r}", f"N = {int(x[0])}..{int(x[-1])}", x, y, "alpha")
+    for alg, pts in vs_r.items():
+        x, y = np.array(pts).T
+        fits(f"{alg} N=101", "r = 1..10", x, y, "beta")
+    B.print_table("growth laws (workspace calls, median times): t = a x^e, and t = c0 + a x^e' "
+                  "separating the fixed cost per call c0",
+                  ["", "range", "e", "e'", "c0 us"], lines)
+    return vs_n, vs_r
+
+
+def section_memory(rows):
+    model = B.tree(199)
+    r = 10
+    rng = np.random.default_rng(0)
+    fi, ff = _inverse_forward(model, r, rng)
+    fi(), ff()
+    out = []
+    for name, fn in (("ID", fi), ("FD", ff)):
+        tracemalloc.start()
+        fn()
+        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
+        tracemalloc.stop()
+        rows.append(dict(section="memory N=996 r=10", quantity=f"{name} peak allocation",
+                         value=peak, unit="MiB"))
+        out.append([name, f"{peak:.2f}"])
+    B.print_table("N = 996, r = 10: peak memory allocated by one call", ["", "MiB"], out)
+
+
+_STARTUP = textwrap.dedent("""
+    import time
+    t0 = time.perf_counter()
+    import numpy as np, liedyn
+    from models.trees import benchmark_tree
+    m = benchmark_tree(5, 20)
+    t1 = time.perf_counter()
+    r = 5
+    rng = np.random.default_rng(0)
+    Vb, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, m.n_joints))
+    res = liedyn.inverse_dynamics(m, np.eye(4), Vb, q, r)
+    t2 = time.perf_counter()
+    liedyn.forward_dynamics(m, np.eye(4), Vb[0], q[0], q[1], res.base_wrench, res.tau, r)
+    t3 = time.perf_counter()
+    print(t1 - t0, t2 - t1, t3 - t2)
+""")
+
+
+def section_startup(rows):
+    lines = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, XDG_CACHE_HOME=cache, PYTHONPATH=str(B.ROOT))
+        for label in ("cold cache (compiles)", "warm cache"):
+            out = subprocess.run([sys.executable, "-c", _STARTUP], env=env, cwd=B.ROOT,
+                                 capture_output=True, text=True, check=True)
+            imp, fid, ffd = (float(x) for x in out.stdout.split())
+            for name, val in (("import", imp), ("first inverse call", fid),
+                              ("first forward call", ffd)):
+                rows.append(dict(section=f"start-up, {label}", quantity=name, value=val,
+                                 unit="s"))
+            lines.append([label, f"{imp:.2f}", f"{fid:.2f}", f"{ffd:.2f}"])
+    B.print_table("fresh interpreter, N = 101, r = 5: seconds",
+                  ["", "import", "first ID", "first FD"], lines)
+
+
+def plot_growth(vs_n, vs_r, stem):
+    fig, (a1, a2) = B.plt.subplots(1, 2, figsize=(11, 4.2))
+    styles = {"ID": "-o", "FD": "--s"}
+    for (alg, r), pts in sorted(vs_n.items()):
+        x, y = np.array(pts).T
+        a, alpha = B.fit_power(x, y)
+        a1.loglog(x, y * 1e6, styles[alg], ms=4, label=f"{alg} r={r} (α = {alpha:.2f})")
+    for alg, pts in vs_r.items():
+        x, y = np.array(pts).T
+        a, beta = B.fit_power(x, y)
+        a2.loglog(x, y * 1e6, styles[alg], ms=4, label=f"{alg} N=101 (β = {beta:.2f})")
+        a2.loglog(x, a * x ** beta * 1e6, ":", color="grey")
+    a1.set(xlabel="number of bodies N", ylabel="time per call [µs]",
+           title="cost against tree size (fit t = a N^α)")
+    a2.set(xlabel="derivative order r", ylabel="time per call [µs]",
+           title="cost against order at N = 101 (fit t = a r^β)")
+    for ax in (a1, a2):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    return B.save(fig, stem)
+
+
+def main(argv=None):
+    ap = B.parser(__doc__, calls_default=(300, 1000), timing=False)
+    ap.add_argument("--calls", type=int, default=None, help="timed calls per point")
+    args = ap.parse_args(argv)
+    calls = args.calls or (1000 if args.full else 300)
+    progress = not args.no_progress
+    rng = np.random.default_rng(0)
+    rows = []
+    stem = B.output_stem(args, "bench_speed")
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    steps = [("N = 101 against Pinocchio", lambda: section_101(calls, rng, rows)),
+             ("batched trajectories", lambda: section_batch(rng, rows)),
+             ("growth in N and r", lambda: section_growth(args.full, calls, rng, rows, progress)),
+             ("memory", lambda: section_memory(rows)),
+             ("start-up", lambda: section_startup(rows))]
+    growth = None
+    try:
+        for name, step in tqdm(steps, desc="bench_speed", disable=not progress):
+            out = step()
+            if out is not None:
+                growth = out
+    except KeyboardInterrupt:
+        print("interrupted: writing the sections that finished", file=sys.stderr)
+    with open(f"{stem}.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["section", "quantity", "value", "unit"])
+        w.writeheader()
+        for row in rows:
+            w.writerow(dict(row, value=f"{row['value']:.4g}"))
+    print(f"\nwrote {stem}.csv" + (f" and {plot_growth(*growth, stem)}" if growth else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
