@@ -32,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import tracemalloc
 
 import numpy as np

@@ -19,6 +19,15 @@ from .inverse import _inverse_dynamics
 from .workspace import binomials
 
 
+@njit
+def _scratch(N, R):
+    """One block's scratch, the fields of :class:`liedyn.Workspace` for order R."""
+    return (np.empty((N, 4, 4)), np.empty((N, 4, 4)), np.empty((R + 2, N, 6)),
+            np.empty((R + 2, N, 6)), np.empty((R + 3, N, 3)), np.empty((R + 2, N, 3, 3)),
+            np.empty((R + 2, N, 6)), np.empty((R + 1, N, 6)), np.empty((N, 6, 6)),
+            np.empty((N, 6)), np.empty(N), np.empty((6, 6)))
+
+
 @njit(parallel=True)
 def _inverse_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, Vb, q, Wapp, r,
                             binom, n_blocks, W0, tau):
@@ -26,14 +35,7 @@ def _inverse_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, Vb
     N = parent.shape[0]
     n = N - 1
     for blk in prange(n_blocks):
-        F = np.empty((N, 4, 4))
-        C = np.empty((N, 4, 4))
-        S = np.empty((r + 2, N, 6))
-        V = np.empty((r + 2, N, 6))
-        c = np.empty((r + 3, N, 3))
-        Ic = np.empty((r + 2, N, 3, 3))
-        Pi = np.empty((r + 2, N, 6))
-        W = np.empty((r + 1, N, 6))
+        F, C, S, V, c, Ic, Pi, W, _, _, _, _ = _scratch(N, r)
         t = np.empty((r + 1, n))
         for b in range(blk * B // n_blocks, (blk + 1) * B // n_blocks):
             Wa = Wapp[b] if Wapp.shape[0] > 1 else Wapp[0]
@@ -62,12 +64,24 @@ class InverseDynamicsBatchResult:
     tau: np.ndarray
 
 
-def _batch(x, name, tail):
+def _batch(x, name, tail, B=None):
+    """``x`` of shape ``(B, *tail)``; with ``B`` given, exactly ``B`` samples."""
     a = as_array(x, name)
     if a.ndim != len(tail) + 1 or a.shape[1:] != tuple(tail):
         want = ", ".join(["B"] + [str(t) for t in tail])
         raise ValueError(f"{name}: expected shape ({want}), got {a.shape}")
+    if B is not None and a.shape[0] != B:
+        raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
     return np.ascontiguousarray(a)
+
+
+def _batch_frames_applied(model, base_pose, applied, rows, B):
+    """``F₀ = C₀ H₀⁻¹`` per sample and the applied wrench jets (one shared
+    zero block when there are none)."""
+    F0 = np.ascontiguousarray(_batch_poses(base_pose, B, model) @ model.home_pose_inv)
+    if applied is None:
+        return F0, np.zeros((1, rows, model.n_bodies, 6))
+    return F0, _batch(applied, "applied", (rows, model.n_bodies, 6), B)
 
 
 def _batch_poses(base_pose, B, model):
@@ -104,26 +118,18 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, applied=None)
     """
     r = check_order(order)
     model.require_bodies()
-    N, n = model.n_bodies, model.n_joints
+    n = model.n_joints
     qj = _batch(q, "q", (r + 3, n))
     B = qj.shape[0]
     if model.floating_base:
         if base_twist is None:
             raise ValueError(f"base_twist: a floating base needs twist jets, shape (B, {r + 2}, 6)")
-        Vb = _batch(base_twist, "base_twist", (r + 2, 6))
-        if Vb.shape[0] != B:
-            raise ValueError(f"base_twist: expected {B} samples (the batch size of q), got {Vb.shape[0]}")
+        Vb = _batch(base_twist, "base_twist", (r + 2, 6), B)
     else:
         if base_twist is not None:
             raise ValueError("base_twist: a fixed base does not move; pass None")
         Vb = np.zeros((B, r + 2, 6))
-    F0 = np.ascontiguousarray(_batch_poses(base_pose, B, model) @ model.home_pose_inv)
-    if applied is None:
-        Wapp = np.zeros((1, r + 1, N, 6))
-    else:
-        Wapp = _batch(applied, "applied", (r + 1, N, 6))
-        if Wapp.shape[0] != B:
-            raise ValueError(f"applied: expected {B} samples (the batch size of q), got {Wapp.shape[0]}")
+    F0, Wapp = _batch_frames_applied(model, base_pose, applied, r + 1, B)
     W0 = np.empty((B, r + 1, 6))
     tau = np.empty((B, r + 1, n))
     n_blocks = max(1, min(B, get_num_threads()))
@@ -141,18 +147,7 @@ def _forward_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, ba
     N = parent.shape[0]
     motion = np.zeros(N, dtype=np.bool_)
     for blk in prange(n_blocks):
-        F = np.empty((N, 4, 4))
-        C = np.empty((N, 4, 4))
-        S = np.empty((R + 2, N, 6))
-        V = np.empty((R + 2, N, 6))
-        c = np.empty((R + 3, N, 3))
-        Ic = np.empty((R + 2, N, 3, 3))
-        Pib = np.empty((R + 2, N, 6))
-        MA = np.empty((N, 6, 6))
-        U = np.empty((N, 6))
-        D = np.empty(N)
-        L = np.empty((6, 6))
-        W = np.empty((R + 1, N, 6))
+        F, C, S, V, c, Ic, Pib, W, MA, U, D, L = _scratch(N, R)
         for b in range(blk * B // n_blocks, (blk + 1) * B // n_blocks):
             V[:] = 0.0
             W[:] = 0.0
@@ -208,23 +203,17 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, qd, base_wrench, tau
     """
     R = check_order(order)
     model.require_bodies()
-    N, n = model.n_bodies, model.n_joints
+    n = model.n_joints
     q0 = _batch(q, "q", (n,))
     B = q0.shape[0]
-    qd0 = _batch(qd, "qd", (n,))
-    tauj = _batch(tau, "tau", (R + 1, n))
-    for name, a in (("qd", qd0), ("tau", tauj)):
-        if a.shape[0] != B:
-            raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
+    qd0 = _batch(qd, "qd", (n,), B)
+    tauj = _batch(tau, "tau", (R + 1, n), B)
     if model.floating_base:
         if base_twist is None or base_wrench is None:
             raise ValueError("base_twist, base_wrench: a floating base needs both, "
                              f"shapes (B, 6) and (B, {R + 1}, 6)")
-        V0 = _batch(base_twist, "base_twist", (6,))
-        Wb = _batch(base_wrench, "base_wrench", (R + 1, 6))
-        for name, a in (("base_twist", V0), ("base_wrench", Wb)):
-            if a.shape[0] != B:
-                raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
+        V0 = _batch(base_twist, "base_twist", (6,), B)
+        Wb = _batch(base_wrench, "base_wrench", (R + 1, 6), B)
         Vb = np.zeros((B, R + 2, 6))
         Vb[:, 0] = V0
     else:
@@ -232,13 +221,7 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, qd, base_wrench, tau
             raise ValueError("base_twist, base_wrench: a fixed base takes neither; pass None")
         Vb = np.zeros((B, R + 2, 6))
         Wb = np.zeros((B, R + 1, 6))
-    F0 = np.ascontiguousarray(_batch_poses(base_pose, B, model) @ model.home_pose_inv)
-    if applied is None:
-        Wapp = np.zeros((1, R + 1, N, 6))
-    else:
-        Wapp = _batch(applied, "applied", (R + 1, N, 6))
-        if Wapp.shape[0] != B:
-            raise ValueError(f"applied: expected {B} samples (the batch size of q), got {Wapp.shape[0]}")
+    F0, Wapp = _batch_frames_applied(model, base_pose, applied, R + 1, B)
     qj = np.zeros((B, R + 3, n))
     qj[:, 0] = q0
     qj[:, 1] = qd0
