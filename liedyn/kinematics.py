@@ -20,7 +20,7 @@ import numpy as np
 
 from ._jit import njit
 from ._validate import check_order
-from .se3 import _Ad_into, _ad, _exp_se3_into
+from .se3 import _Ad_into, _ad
 from .workspace import binomials, check_state
 
 
@@ -36,6 +36,45 @@ def _mul44_into(A, B, out):
     out[3, 3] = 1.0
 
 
+@njit(inline=True)
+def _joint_exp_into(Y, q, out):
+    """``out[:] = exp([Y] q)`` for a joint screw of the model (SPEC §2).
+
+    A revolute screw ``Y = (e, x × e)`` has ``|e| = 1`` and ``e ⟂ v``, so
+    ``exp`` is a rotation by ``q`` about the axis: ``R = I + sin q ê +
+    (1 − cos q) ê²`` and ``p = sin q v + (1 − cos q) e × v``. A prismatic
+    screw ``(0, e)`` gives ``R = I``, ``p = q e``. No square root, no
+    small-angle branch.
+    """
+    ex, ey, ez = Y[0], Y[1], Y[2]
+    vx, vy, vz = Y[3], Y[4], Y[5]
+    if ex == 0.0 and ey == 0.0 and ez == 0.0:
+        s, k = 0.0, 0.0
+        px, py, pz = q * vx, q * vy, q * vz
+    else:
+        s, k = np.sin(q), 1.0 - np.cos(q)
+        px = s * vx + k * (ey * vz - ez * vy)
+        py = s * vy + k * (ez * vx - ex * vz)
+        pz = s * vz + k * (ex * vy - ey * vx)
+    # ê² = e eᵀ − I
+    out[0, 0] = 1.0 + k * (ex * ex - 1.0)
+    out[1, 1] = 1.0 + k * (ey * ey - 1.0)
+    out[2, 2] = 1.0 + k * (ez * ez - 1.0)
+    out[0, 1] = -s * ez + k * ex * ey
+    out[1, 0] = s * ez + k * ex * ey
+    out[0, 2] = s * ey + k * ex * ez
+    out[2, 0] = -s * ey + k * ex * ez
+    out[1, 2] = -s * ex + k * ey * ez
+    out[2, 1] = s * ex + k * ey * ez
+    out[0, 3] = px
+    out[1, 3] = py
+    out[2, 3] = pz
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
 @njit
 def _poses(parent, Y, H, F0, q0, F, C):
     """Zeroth order: ``F_j``, ``C_j`` for every body (pre-order)."""
@@ -44,7 +83,7 @@ def _poses(parent, Y, H, F0, q0, F, C):
             F[0, i, k] = F0[i, k]
     _mul44_into(F0, H[0], C[0])
     for j in range(1, parent.shape[0]):
-        _exp_se3_into(Y[j], q0[j - 1], C[j])                      # C_j holds exp([Y_j] q_j) briefly
+        _joint_exp_into(Y[j], q0[j - 1], C[j])                    # C_j holds exp([Y_j] q_j) briefly
         _mul44_into(F[parent[j]], C[j], F[j])                     # SPEC §3: F_j = F_p exp([Y_j] q_j)
         _mul44_into(F[j], H[j], C[j])                             # SPEC §3: C_j = F_j H_j
 

@@ -377,3 +377,19 @@ def test_long_products_stay_valid_poses():
         C = C @ se3.exp(rng.normal(size=6))
     assert np.max(np.abs(C[:3, :3].T @ C[:3, :3] - np.eye(3))) < 1e-12
     assert_close(se3.exp(se3.log(C)), C, rtol=0, atol=1e-11, what="exp∘log after 500 products")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_joint_exponential_equals_the_group_exponential(seed):
+    """The closed form used for the model's joint screws (unit axis, pitch 0
+    or pure translation) equals the general SE(3) exponential."""
+    from liedyn.kinematics import _joint_exp_into
+    rng = np.random.default_rng(900 + seed)
+    e = rng.normal(size=3)
+    e /= np.linalg.norm(e)
+    x = rng.normal(size=3)
+    out = np.empty((4, 4))
+    for Y in (np.concatenate([e, np.cross(x, e)]), np.concatenate([np.zeros(3), e])):
+        for q in (0.0, 1e-9, 0.05, -1.3, 2.9, 7.0):
+            _joint_exp_into(Y, q, out)
+            assert np.max(np.abs(out - se3.exp(Y * q))) < 1e-14 * (1 + np.max(np.abs(x)) + abs(q))
