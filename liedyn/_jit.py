@@ -15,6 +15,7 @@ of the package: any edit starts a fresh cache.
 
 import hashlib
 import os
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -42,13 +43,23 @@ else:  # pragma: no cover
 
 
 def _cache_dir():
+    """``$XDG_CACHE_HOME/liedyn/numba-<hash of the sources>``, or the same under
+    the system's temporary folder when the user cache is not writable."""
     pkg = Path(__file__).resolve().parent
     h = hashlib.sha1()
     for f in sorted(pkg.rglob("*.py")):
         h.update(f.relative_to(pkg).as_posix().encode())
         h.update(f.read_bytes())
-    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return str(root / "liedyn" / f"numba-{h.hexdigest()[:16]}")
+    name = Path("liedyn") / f"numba-{h.hexdigest()[:16]}"
+    for root in (os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", tempfile.gettempdir()):
+        path = Path(root) / name
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(path, os.W_OK):
+            return str(path)
+    return None
 
 
 CACHE_DIR = _cache_dir() if HAVE_NUMBA else None
@@ -66,9 +77,9 @@ def njit(fn=None, *, inline=False, parallel=False):
     if _numba is None:  # pragma: no cover
         return fn
     saved = _numba.config.CACHE_DIR
-    _numba.config.CACHE_DIR = CACHE_DIR
+    _numba.config.CACHE_DIR = CACHE_DIR or saved
     try:
-        return _numba.njit(cache=True, nogil=True, parallel=parallel,
+        return _numba.njit(cache=CACHE_DIR is not None, nogil=True, parallel=parallel,
                            inline="always" if inline else "never")(fn)
     finally:
         _numba.config.CACHE_DIR = saved
