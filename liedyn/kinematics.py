@@ -20,7 +20,7 @@ import numpy as np
 
 from ._jit import njit
 from ._validate import check_order
-from .se3 import _Ad_into, _ad
+from .se3 import _Ad_into, _ad, _pose_into
 from .workspace import binomials, check_state
 
 
@@ -56,23 +56,7 @@ def _joint_exp_into(Y, q, out):
         px = s * vx + k * (ey * vz - ez * vy)
         py = s * vy + k * (ez * vx - ex * vz)
         pz = s * vz + k * (ex * vy - ey * vx)
-    # ê² = e eᵀ − I
-    out[0, 0] = 1.0 + k * (ex * ex - 1.0)
-    out[1, 1] = 1.0 + k * (ey * ey - 1.0)
-    out[2, 2] = 1.0 + k * (ez * ez - 1.0)
-    out[0, 1] = -s * ez + k * ex * ey
-    out[1, 0] = s * ez + k * ex * ey
-    out[0, 2] = s * ey + k * ex * ez
-    out[2, 0] = -s * ey + k * ex * ez
-    out[1, 2] = -s * ex + k * ey * ez
-    out[2, 1] = s * ex + k * ey * ez
-    out[0, 3] = px
-    out[1, 3] = py
-    out[2, 3] = pz
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    _pose_into(s, k, ex, ey, ez, 1.0, px, py, pz, out)
 
 
 @njit

@@ -67,37 +67,43 @@ def _abc(theta):
 
 
 @njit(inline=True)
-def _exp_se3_into(V, t, out):
-    """``out[:] = exp([V] t)`` for a twist ``V`` scaled by the scalar ``t``."""
-    wx, wy, wz = V[0] * t, V[1] * t, V[2] * t
-    vx, vy, vz = V[3] * t, V[4] * t, V[5] * t
-    theta = np.sqrt(wx * wx + wy * wy + wz * wz)
-    A, B, C = _abc(theta)
-    # ŵ² = w wᵀ − θ² I
-    xx, yy, zz = wx * wx, wy * wy, wz * wz
-    xy, xz, yz = wx * wy, wx * wz, wy * wz
-    t2 = theta * theta
-    out[0, 0] = 1.0 + B * (xx - t2)
-    out[1, 1] = 1.0 + B * (yy - t2)
-    out[2, 2] = 1.0 + B * (zz - t2)
-    out[0, 1] = -A * wz + B * xy
-    out[1, 0] = A * wz + B * xy
-    out[0, 2] = A * wy + B * xz
-    out[2, 0] = -A * wy + B * xz
-    out[1, 2] = -A * wx + B * yz
-    out[2, 1] = A * wx + B * yz
-    # p = (I + B ŵ + C ŵ²) v
-    cx = wy * vz - wz * vy
-    cy = wz * vx - wx * vz
-    cz = wx * vy - wy * vx
-    wv = wx * vx + wy * vy + wz * vz
-    out[0, 3] = vx + B * cx + C * (wx * wv - t2 * vx)
-    out[1, 3] = vy + B * cy + C * (wy * wv - t2 * vy)
-    out[2, 3] = vz + B * cz + C * (wz * wv - t2 * vz)
+def _pose_into(a, b, wx, wy, wz, t2, px, py, pz, out):
+    """``out[:] = [[I + a ŵ + b ŵ², p], [0, 1]]`` with ``ŵ² = w wᵀ − t2 I``
+    (``t2 = |w|²``): Rodrigues' form shared by the exponentials."""
+    out[0, 0] = 1.0 + b * (wx * wx - t2)
+    out[1, 1] = 1.0 + b * (wy * wy - t2)
+    out[2, 2] = 1.0 + b * (wz * wz - t2)
+    out[0, 1] = -a * wz + b * wx * wy
+    out[1, 0] = a * wz + b * wx * wy
+    out[0, 2] = a * wy + b * wx * wz
+    out[2, 0] = -a * wy + b * wx * wz
+    out[1, 2] = -a * wx + b * wy * wz
+    out[2, 1] = a * wx + b * wy * wz
+    out[0, 3] = px
+    out[1, 3] = py
+    out[2, 3] = pz
     out[3, 0] = 0.0
     out[3, 1] = 0.0
     out[3, 2] = 0.0
     out[3, 3] = 1.0
+
+
+@njit(inline=True)
+def _exp_se3_into(V, t, out):
+    """``out[:] = exp([V] t)`` for a twist ``V`` scaled by the scalar ``t``:
+    ``R = I + A ŵ + B ŵ²``, ``p = (I + B ŵ + C ŵ²) v``."""
+    wx, wy, wz = V[0] * t, V[1] * t, V[2] * t
+    vx, vy, vz = V[3] * t, V[4] * t, V[5] * t
+    t2 = wx * wx + wy * wy + wz * wz
+    A, B, C = _abc(np.sqrt(t2))
+    cx = wy * vz - wz * vy
+    cy = wz * vx - wx * vz
+    cz = wx * vy - wy * vx
+    wv = wx * vx + wy * vy + wz * vz
+    _pose_into(A, B, wx, wy, wz, t2,
+               vx + B * cx + C * (wx * wv - t2 * vx),
+               vy + B * cy + C * (wy * wv - t2 * vy),
+               vz + B * cz + C * (wz * wv - t2 * vz), out)
 
 
 @njit(inline=True)
