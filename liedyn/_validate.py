@@ -54,6 +54,31 @@ def _pose_defect(C):
     return err, det, row
 
 
+@njit
+def _flat_finite(a):
+    for x in a.flat:
+        if not np.isfinite(x):
+            return False
+    return True
+
+
+@njit
+def _state_ok(C0, a, b, c):
+    """``C0`` a finite rigid transform and ``a``, ``b``, ``c`` finite: the
+    common case, decided in one compiled call."""
+    if not (_flat_finite(C0) and _flat_finite(a) and _flat_finite(b) and _flat_finite(c)):
+        return False
+    err, det, row = _pose_defect(C0)
+    return err <= POSE_TOL and det > 0.0 and row <= POSE_TOL
+
+
+def plain(x, shape):
+    """Whether ``x`` is already a C-contiguous float64 array of ``shape``
+    (the fast path of the argument checks)."""
+    return (type(x) is np.ndarray and x.dtype == np.float64 and x.shape == shape
+            and x.flags.c_contiguous)
+
+
 def _check_rotation_block(C, name, group):
     """Raise unless ``C[:3, :3]`` is a rotation; return the last-row defect."""
     err, det, row = _pose_defect(C)

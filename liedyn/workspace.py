@@ -5,7 +5,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validate import as_array, check_order, check_pose, check_twist
+from ._validate import _state_ok, as_array, check_order, check_pose, check_twist, plain
 
 
 @lru_cache(maxsize=None)
@@ -41,6 +41,10 @@ def check_state(model, base_pose, base_twist, q, twist_rows, q_rows):
     a fixed base) and ``q`` of shape ``(q_rows, n)``.
     """
     model.require_bodies()
+    n = model.n_joints
+    if (model.floating_base and plain(base_pose, (4, 4)) and plain(base_twist, (twist_rows, 6))
+            and plain(q, (q_rows, n)) and _state_ok(base_pose, base_twist, q, q)):
+        return base_pose, base_twist, q
     C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
     if model.floating_base:
         if base_twist is None:
@@ -50,7 +54,7 @@ def check_state(model, base_pose, base_twist, q, twist_rows, q_rows):
         Vb = np.zeros((twist_rows, 6))
         if base_twist is not None and np.any(check_jet(base_twist, "base_twist", (twist_rows, 6))):
             raise ValueError("base_twist: a fixed base does not move; pass None")
-    qj = check_jet(q, "q", (q_rows, model.n_joints))
+    qj = check_jet(q, "q", (q_rows, n))
     return C0, Vb, qj
 
 
@@ -67,6 +71,10 @@ def check_state0(model, base_pose, base_twist, q, qd):
     Returns ``C0`` (4, 4), ``V0`` (6,) (zeros for a fixed base), ``q``, ``qd`` (n,).
     """
     model.require_bodies()
+    n = model.n_joints
+    if (model.floating_base and plain(base_pose, (4, 4)) and plain(base_twist, (6,))
+            and plain(q, (n,)) and plain(qd, (n,)) and _state_ok(base_pose, base_twist, q, qd)):
+        return base_pose, base_twist, q, qd
     C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
     if model.floating_base:
         if base_twist is None:
@@ -76,7 +84,6 @@ def check_state0(model, base_pose, base_twist, q, qd):
         if base_twist is not None:
             raise ValueError("base_twist: a fixed base does not move; pass None")
         V0 = np.zeros(6)
-    n = model.n_joints
     return C0, V0, as_array(q, "q", shape=(n,)), as_array(qd, "qd", shape=(n,))
 
 
