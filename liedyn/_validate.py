@@ -55,18 +55,11 @@ def _pose_defect(C):
 
 
 @njit
-def _flat_finite(a):
-    for x in a.flat:
-        if not np.isfinite(x):
-            return False
-    return True
-
-
-@njit
 def _state_ok(C0, a, b, c):
     """``C0`` a finite rigid transform and ``a``, ``b``, ``c`` finite: the
     common case, decided in one compiled call."""
-    if not (_flat_finite(C0) and _flat_finite(a) and _flat_finite(b) and _flat_finite(c)):
+    if not (_all_finite(C0.reshape(-1)) and _all_finite(a.reshape(-1))
+            and _all_finite(b.reshape(-1)) and _all_finite(c.reshape(-1))):
         return False
     err, det, row = _pose_defect(C0)
     return err <= POSE_TOL and det > 0.0 and row <= POSE_TOL

@@ -176,9 +176,3 @@ def _body_mass_jets(j, K, mass, com_b, J_b, C, V, binom, c, Ic):
         _com_order(j, k, V, binom, c)
     for k in range(1, K + 1):
         _rot_inertia_order(j, k, V, binom, Ic)
-
-
-def mass_jets_shapes(N, K):
-    """Shapes of ``(c, Ic, Pi)`` holding momentum jets up to order ``K``."""
-    return (K + 2, N, 3), (K + 1, N, 3, 3), (K + 1, N, 6)
-
