@@ -90,12 +90,17 @@ def check_rotation(R, name):
     return R
 
 
-def check_pose(C, name):
-    """A 4×4 rigid transform (rotation with det +1, last row 0 0 0 1)."""
-    C = np.ascontiguousarray(as_array(C, name, shape=(4, 4)))
+def require_rigid(C, name):
+    """Raise unless the finite 4×4 float64 array ``C`` is in SE(3)."""
     row = _check_rotation_block(C, name, "SE(3)")
     if row > POSE_TOL:
         raise ValueError(f"{name}: not in SE(3): last row must be (0, 0, 0, 1), got {C[3]}")
+
+
+def check_pose(C, name):
+    """A 4×4 rigid transform (rotation with det +1, last row 0 0 0 1)."""
+    C = np.ascontiguousarray(as_array(C, name, shape=(4, 4)))
+    require_rigid(C, name)
     return C
 
 

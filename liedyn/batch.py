@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._jit import get_num_threads, njit, prange
-from ._validate import _pose_defect, as_array, check_order, POSE_TOL
+from ._validate import as_array, check_order, require_rigid
 from .forward import OK, _articulated_body, singular_pivot_error
 from .inverse import _inverse_dynamics
 from .workspace import binomials
@@ -87,14 +87,9 @@ def _batch_frames_applied(model, base_pose, applied, rows, B):
 def _batch_poses(base_pose, B, model):
     if base_pose is None:
         return np.broadcast_to(model.home_pose, (B, 4, 4))
-    C0 = _batch(base_pose, "base_pose", (4, 4))
-    if C0.shape[0] != B:
-        raise ValueError(f"base_pose: expected {B} poses (the batch size), got {C0.shape[0]}")
+    C0 = _batch(base_pose, "base_pose", (4, 4), B)
     for b in range(B):
-        err, det, row = _pose_defect(C0[b])
-        if err > POSE_TOL or det < 0.0 or row > POSE_TOL:
-            raise ValueError(f"base_pose: sample {b} is not in SE(3) "
-                             f"(‖RᵀR − I‖∞ = {err:.2e}, det = {det:.3g})")
+        require_rigid(C0[b], f"base_pose[{b}]")
     return C0
 
 
