@@ -2,26 +2,26 @@
 on Lie groups (spatial twists, base on the whole of SE(3))."""
 
 from . import se3
-from .batch import (ForwardDynamicsBatchResult, InverseDynamicsBatchResult,
-                    forward_dynamics_batch, inverse_dynamics_batch)
+from .batch import forward_dynamics_batch, inverse_dynamics_batch
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
-from .forward import ForwardDynamicsResult, forward_dynamics
-from .hybrid import HybridDynamicsResult, hybrid_dynamics
-from .inverse import InverseDynamicsResult, inverse_dynamics
-from .kinematics import KinematicsResult, forward_kinematics
-from .model import Model, Prismatic, Revolute, check_inertia
+from .forward import forward_dynamics
+from .hybrid import hybrid_dynamics
+from .inverse import inverse_dynamics
+from .kinematics import forward_kinematics
+from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
+from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
+                      KinematicsResult)
 from .workspace import Workspace
 
 __all__ = [
-    "se3", "Model", "Revolute", "Prismatic", "check_inertia", "Workspace",
+    "se3", "Model", "ModelBuilder", "Revolute", "Prismatic", "check_inertia", "Workspace",
     "forward_kinematics", "KinematicsResult",
     "inverse_dynamics", "InverseDynamicsResult",
     "forward_dynamics", "ForwardDynamicsResult",
     "hybrid_dynamics", "HybridDynamicsResult",
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
-    "inverse_dynamics_batch", "InverseDynamicsBatchResult",
-    "forward_dynamics_batch", "ForwardDynamicsBatchResult",
+    "inverse_dynamics_batch", "forward_dynamics_batch",
 ]
 __version__ = "0.1.0"

@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover - exercised only without numba
     )
 
 HAVE_NUMBA = _numba is not None
+# Compiled (numba present and not disabled with NUMBA_DISABLE_JIT=1).
+JIT = HAVE_NUMBA and not _numba.config.DISABLE_JIT
 
 if HAVE_NUMBA:
     prange = _numba.prange
@@ -83,3 +85,59 @@ def njit(fn=None, *, inline=False, parallel=False):
                            inline="always" if inline else "never")(fn)
     finally:
         _numba.config.CACHE_DIR = saved
+
+
+class Kernel:
+    """A compiled entry point called without numba's per-call type dispatch.
+
+    Every public function calls its kernel with arguments of fixed types: the
+    two handles (:class:`liedyn.Model` data and :class:`liedyn.Workspace`
+    data), C-contiguous float64 arrays of fixed dimensions checked by
+    :func:`liedyn._checks.plain`, ints and bools. Numba's dispatcher would
+    work out those types again on every call (about a microsecond for the two
+    handles); instead the first call compiles (or loads from the cache) the
+    one signature and later calls go straight to its entry point.
+    ``Kernel(f).call(*args)`` is the call. Under ``LIEDYN_CHECK_KERNEL_TYPES=1``
+    (set by the test suite) every call checks that its argument types are the
+    compiled ones.
+    """
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.signature = None
+        if not JIT:                                 # interpreted
+            self.call = dispatcher
+        else:
+            self.call = self._first_call
+
+    @staticmethod
+    def _types(args):
+        out = []
+        for a in args:
+            t = _numba.typeof(a)
+            if isinstance(t, _numba.types.Array) and not t.mutable:
+                t = t.copy(readonly=False)        # inputs are only read
+            out.append(t)
+        return tuple(out)
+
+    def _first_call(self, *args):
+        return self.prepare(*args)(*args)
+
+    def prepare(self, *args):
+        """Compile (or load) the kernel for the types of ``args`` without
+        running it, e.g. before several threads call it; returns ``call``."""
+        if self.call == self._first_call:
+            self.signature = self._types(args)
+            self._entry = self.dispatcher.compile(self.signature)
+            self.call = self._checked_call if CHECK_KERNEL_TYPES else self._entry
+        return self.call
+
+    def _checked_call(self, *args):
+        got = self._types(args)
+        if got != self.signature:
+            raise TypeError(f"kernel {self.dispatcher.__name__}: called with {got}, "
+                            f"compiled for {self.signature}")
+        return self._entry(*args)
+
+
+CHECK_KERNEL_TYPES = os.environ.get("LIEDYN_CHECK_KERNEL_TYPES") == "1"

@@ -1,103 +1,190 @@
-"""Whole trajectories in one call: a leading batch axis on every input.
+"""Whole trajectories in one call: a leading sample axis on every input.
 
 ``inverse_dynamics_batch`` and ``forward_dynamics_batch`` evaluate H-GRNE-FBS
 and H-GABI-FBS at ``B`` independent samples (for example the 3000 samples of
-a trajectory), splitting the samples into one contiguous block per core. Each
-block allocates its scratch once and then runs the same compiled kernel as
-:func:`liedyn.inverse_dynamics` / :func:`liedyn.forward_dynamics` on every
-sample of the block.
+a trajectory) with the same compiled kernels as
+:func:`liedyn.inverse_dynamics` and :func:`liedyn.forward_dynamics`, sample
+after sample, and return the same result types with a leading sample axis.
+
+Parallelism: the samples are split into one contiguous block per thread;
+each block runs in a plain Python thread while the kernel has released the
+GIL. No OpenMP or TBB runtime is involved, so a process may ``fork`` after a
+batch call (``multiprocessing`` with the fork start method) and batch calls
+may come from several Python threads at once.
+
+Scratch: without a workspace each block allocates one scratch for its
+samples and only the outputs are kept (reading body jets of the result
+raises). With ``workspace=Workspace(model, order, samples=B)`` every sample
+keeps its scratch, and the result's body jets can be read (memory grows as
+``B · N · order``).
 """
 
-from dataclasses import dataclass
+import os
+import threading
 
 import numpy as np
 
-from ._jit import get_num_threads, njit, prange
-from ._validate import as_array, check_order, require_rigid
-from .forward import OK, _articulated_body, singular_pivot_error
-from .inverse import _inverse_dynamics
-from .workspace import binomials
+from ._checks import (_NO_APPLIED, OK, as_array, check_applied_slow, check_jet, check_motion_slow,
+                      raise_for)
+from ._jit import Kernel, njit
+from .forward import base_wrench_arg, forward_dynamics_kernel
+from .inverse import inverse_dynamics_kernel
+from .model import check_model_order
+from .results import ForwardDynamicsResult, InverseDynamicsResult
+from .workspace import binomials, new_workspace_data, sample_data, workspace_for
+
+# Samples per thread below which a batch runs in the calling thread only:
+# starting a thread costs about as much as a few dozen small samples.
+MIN_SAMPLES_PER_THREAD = 32
+
+
+@njit(inline=True)
+def _one(x, b):
+    """Sample ``b`` of a batched argument, or its only entry when it is shared."""
+    return x[b] if x.shape[0] > 1 else x[0]
 
 
 @njit
-def _scratch(N, R):
-    """One block's scratch, the fields of :class:`liedyn.Workspace` for order R."""
-    return (np.empty((N, 4, 4)), np.empty((N, 4, 4)), np.empty((R + 2, N, 6)),
-            np.empty((R + 2, N, 6)), np.empty((R + 3, N, 3)), np.empty((R + 2, N, 3, 3)),
-            np.empty((R + 2, N, 6)), np.empty((R + 1, N, 6)), np.empty((N, 6, 6)),
-            np.empty((N, 6)), np.empty(N), np.empty((6, 6)))
+def _inverse_dynamics_batch(model, binom, lo, hi, C0, Vb, q, W_app, r, W0, tau, status):
+    ws = new_workspace_data(model.body_parent.shape[0], r, binom)
+    for b in range(lo, hi):
+        status[b] = inverse_dynamics_kernel(model, ws, _one(C0, b), _one(Vb, b), q[b],
+                                            _one(W_app, b), r, W0[b], tau[b])
 
 
-@njit(parallel=True)
-def _inverse_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, Vb, q, Wapp, r,
-                            binom, n_blocks, W0, tau):
-    B = F0.shape[0]
-    N = parent.shape[0]
-    n = N - 1
-    for blk in prange(n_blocks):
-        F, C, S, V, c, Ic, Pi, W, _, _, _, _ = _scratch(N, r)
-        t = np.empty((r + 1, n))
-        for b in range(blk * B // n_blocks, (blk + 1) * B // n_blocks):
-            Wa = Wapp[b] if Wapp.shape[0] > 1 else Wapp[0]
-            _inverse_dynamics(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0[b], Vb[b], q[b],
-                              Wa, r, binom, F, C, S, V, c, Ic, Pi, W, t)
-            for k in range(r + 1):
-                for i in range(6):
-                    W0[b, k, i] = W[k, 0, i]
-                for i in range(n):
-                    tau[b, k, i] = t[k, i]
+@njit
+def _inverse_dynamics_batch_kept(model, wsb, lo, hi, C0, Vb, q, W_app, r, W0, tau, status):
+    for b in range(lo, hi):
+        status[b] = inverse_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), _one(Vb, b),
+                                            q[b], _one(W_app, b), r, W0[b], tau[b])
 
 
-@dataclass(frozen=True)
-class InverseDynamicsBatchResult:
-    """Output of :func:`inverse_dynamics_batch`.
-
-    Attributes
-    ----------
-    base_wrench : (B, order+1, 6)
-        ``W₀^(k)`` per sample (world frame).
-    tau : (B, order+1, n)
-        Joint force jets per sample.
-    """
-
-    base_wrench: np.ndarray
-    tau: np.ndarray
+@njit
+def _forward_dynamics_batch(model, binom, lo, hi, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q,
+                            W0, tau, status):
+    ws = new_workspace_data(model.body_parent.shape[0], r, binom)
+    for b in range(lo, hi):
+        status[b] = forward_dynamics_kernel(model, ws, _one(C0, b), _one(V0, b), q0[b],
+                                            tau_in[b], _one(Wb, b), _one(W_app, b), r,
+                                            V_out[b], q[b], W0[b], tau[b])
 
 
-def _batch(x, name, tail, B=None):
-    """``x`` of shape ``(B, *tail)``; with ``B`` given, exactly ``B`` samples."""
-    a = as_array(x, name)
+@njit
+def _forward_dynamics_batch_kept(model, wsb, lo, hi, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q,
+                                 W0, tau, status):
+    for b in range(lo, hi):
+        status[b] = forward_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), _one(V0, b),
+                                            q0[b], tau_in[b], _one(Wb, b), _one(W_app, b), r,
+                                            V_out[b], q[b], W0[b], tau[b])
+
+
+_KERNELS = {
+    ("inverse", False): Kernel(_inverse_dynamics_batch),
+    ("inverse", True): Kernel(_inverse_dynamics_batch_kept),
+    ("forward", False): Kernel(_forward_dynamics_batch),
+    ("forward", True): Kernel(_forward_dynamics_batch_kept),
+}
+
+
+def available_cores():
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _threads(threads, B):
+    if threads is None:
+        threads = available_cores()
+    elif isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
+            or threads < 1:
+        raise ValueError(f"threads: expected a positive int or None, got {threads!r}")
+    return max(1, min(int(threads), B // MIN_SAMPLES_PER_THREAD))
+
+
+def _run(kernel, B, threads, head, tail):
+    """``kernel.call(*head, lo, hi, *tail)`` on contiguous blocks ``[lo, hi)``
+    covering the ``B`` samples, one block per thread."""
+    n = _threads(threads, B)
+    bounds = [B * i // n for i in range(n + 1)]
+    call = kernel.prepare(*head, 0, 0, *tail)
+    workers = [threading.Thread(target=call, args=(*head, lo, hi, *tail), daemon=True)
+               for lo, hi in zip(bounds[1:-1], bounds[2:])]
+    for w in workers:
+        w.start()
+    call(*head, bounds[0], bounds[1], *tail)
+    for w in workers:
+        w.join()
+
+
+def _batch_arg(x, name, tail, B=None):
+    """``x`` of shape ``(B, *tail)`` as a plain float64 array."""
+    a = as_array(x, name, allow_nonfinite=True)
     if a.ndim != len(tail) + 1 or a.shape[1:] != tuple(tail):
         want = ", ".join(["B"] + [str(t) for t in tail])
         raise ValueError(f"{name}: expected shape ({want}), got {a.shape}")
     if B is not None and a.shape[0] != B:
         raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
-    return np.ascontiguousarray(a)
+    if a.shape[0] == 0:
+        raise ValueError(f"{name}: expected at least one sample")
+    return a
 
 
-def _batch_frames_applied(model, base_pose, applied, rows, B):
-    """``F₀ = C₀ H₀⁻¹`` per sample and the applied wrench jets (one shared
-    zero block when there are none)."""
-    F0 = np.ascontiguousarray(_batch_poses(base_pose, B, model) @ model.home_pose_inv)
+def _batch_motion(model, base_pose, base_twist, q, twist_rows, q_rows):
+    """``(B, C0, Vb, q)``; shared arrays (leading axis 1) stand for every sample."""
+    qj = _batch_arg(q, "q", (q_rows, model.n_joints))
+    B = qj.shape[0]
+    C0 = model.home_pose[None] if base_pose is None else _batch_arg(base_pose, "base_pose",
+                                                                    (4, 4), B)
+    if model.floating_base:
+        if base_twist is None:
+            raise ValueError(f"base_twist: a floating base needs twist jets, shape "
+                             f"(B, {twist_rows}, 6)")
+        Vb = _batch_arg(base_twist, "base_twist", (twist_rows, 6), B)
+    else:
+        if base_twist is not None and np.any(_batch_arg(base_twist, "base_twist",
+                                                        (twist_rows, 6), B)):
+            raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
+        Vb = np.zeros((1, 0, 6))
+    return B, C0, Vb, qj
+
+
+def _batch_applied(model, applied, rows, B):
     if applied is None:
-        return F0, np.zeros((1, rows, model.n_bodies, 6))
-    return F0, _batch(applied, "applied", (rows, model.n_bodies, 6), B)
+        return _NO_APPLIED[None]
+    return _batch_arg(applied, "applied", (rows, model.n_bodies, 6), B)
 
 
-def _batch_poses(base_pose, B, model):
-    if base_pose is None:
-        return np.broadcast_to(model.home_pose, (B, 4, 4))
-    C0 = _batch(base_pose, "base_pose", (4, 4), B)
-    for b in range(B):
-        require_rigid(C0[b], f"base_pose[{b}]")
-    return C0
+def _raise_for_sample(status, model, recheck):
+    """The error of the first failing sample, named."""
+    bad = np.flatnonzero(status != OK)
+    if bad.size:
+        b = int(bad[0])
+        try:
+            raise_for(int(status[b]), model, lambda: recheck(b))
+        except ValueError as err:
+            raise ValueError(f"sample {b}: {err}") from None
 
 
-def inverse_dynamics_batch(model, base_pose, base_twist, q, order, applied=None):
-    """:func:`liedyn.inverse_dynamics` for ``B`` samples at once, on all cores.
+def _sample(x, b):
+    return None if x is None else np.asarray(x)[b]
+
+
+def _workspace(model, r, workspace, B):
+    """The batch workspace, checked, or ``None``."""
+    if workspace is None:
+        return None
+    return workspace_for(model, r, workspace, samples=B)
+
+
+def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=None,
+                           workspace=None, threads=None):
+    """:func:`liedyn.inverse_dynamics` for ``B`` samples at once.
 
     Parameters
     ----------
+    model : Model
     base_pose : (B, 4, 4) or None
         Base poses (``None``: the home pose for every sample).
     base_twist : (B, order+2, 6) or None
@@ -105,129 +192,110 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, applied=None)
     q : (B, order+3, n)
         Joint jets.
     order : int ≥ 0
-    applied : (B, order+1, N, 6), optional
+    applied : (B, order+1, N, 6), optional, keyword
+    workspace : Workspace, optional, keyword
+        ``Workspace(model, order, samples=B)`` keeps every sample's body jets.
+    threads : int, optional, keyword
+        Threads to use (default: every available core).
 
     Returns
     -------
-    InverseDynamicsBatchResult
-    """
-    r = check_order(order)
-    model.require_bodies()
-    n = model.n_joints
-    qj = _batch(q, "q", (r + 3, n))
-    B = qj.shape[0]
-    if model.floating_base:
-        if base_twist is None:
-            raise ValueError(f"base_twist: a floating base needs twist jets, shape (B, {r + 2}, 6)")
-        Vb = _batch(base_twist, "base_twist", (r + 2, 6), B)
-    else:
-        if base_twist is not None:
-            raise ValueError("base_twist: a fixed base does not move; pass None")
-        Vb = np.zeros((B, r + 2, 6))
-    F0, Wapp = _batch_frames_applied(model, base_pose, applied, r + 1, B)
-    W0 = np.empty((B, r + 1, 6))
-    tau = np.empty((B, r + 1, n))
-    n_blocks = max(1, min(B, get_num_threads()))
-    _inverse_dynamics_batch(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
-                            model.body_com, model.body_rot_inertia, model.joint_armature,
-                            model.joint_damping, model.gravity, F0, Vb, qj, Wapp, r,
-                            binomials(r + 3), n_blocks, W0, tau)
-    return InverseDynamicsBatchResult(base_wrench=W0, tau=tau)
-
-
-@njit(parallel=True)
-def _forward_dynamics_batch(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, base_motion, Vb,
-                            Wb, Wapp, R, binom, n_blocks, q, tau, status):
-    B = F0.shape[0]
-    N = parent.shape[0]
-    motion = np.zeros(N, dtype=np.bool_)
-    for blk in prange(n_blocks):
-        F, C, S, V, c, Ic, Pib, W, MA, U, D, L = _scratch(N, R)
-        for b in range(blk * B // n_blocks, (blk + 1) * B // n_blocks):
-            V[:] = 0.0
-            W[:] = 0.0
-            Wa = Wapp[b] if Wapp.shape[0] > 1 else Wapp[0]
-            status[b] = _articulated_body(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0[b],
-                                          motion, base_motion, Vb[b], Wb[b], Wa, R, binom,
-                                          q[b], tau[b], F, C, S, V, c, Ic, Pib, MA, U, D, L, W)
-            for k in range(R + 2):
-                for i in range(6):
-                    Vb[b, k, i] = V[k, 0, i]
-
-
-@dataclass(frozen=True)
-class ForwardDynamicsBatchResult:
-    """Output of :func:`forward_dynamics_batch`.
-
-    Attributes
-    ----------
-    base_twist : (B, order+2, 6)
-        ``V₀^(0..order+1)`` per sample (zeros for a fixed base).
-    q : (B, order+3, n)
-        ``q^(0..order+2)`` per sample.
-    """
-
-    base_twist: np.ndarray
-    q: np.ndarray
-
-
-def forward_dynamics_batch(model, base_pose, base_twist, q, qd, base_wrench, tau, order,
-                           applied=None):
-    """:func:`liedyn.forward_dynamics` for ``B`` samples at once, on all cores.
-
-    Parameters
-    ----------
-    base_pose : (B, 4, 4) or None
-    base_twist : (B, 6) or None
-        ``None`` for a fixed base.
-    q, qd : (B, n)
-    base_wrench : (B, order+1, 6) or None
-        ``None`` for a fixed base.
-    tau : (B, order+1, n)
-    order : int ≥ 0
-    applied : (B, order+1, N, 6), optional
-
-    Returns
-    -------
-    ForwardDynamicsBatchResult
+    InverseDynamicsResult
+        ``base_wrench`` (B, order+1, 6), ``tau`` (B, order+1, n); body jets
+        with a leading sample axis when a batch workspace was given.
 
     Raises
     ------
-    ValueError
-        As :func:`liedyn.forward_dynamics`; a singular pivot names the sample.
+    ValueError, TypeError
+        As :func:`liedyn.inverse_dynamics`; the message names the first bad sample.
     """
-    R = check_order(order)
-    model.require_bodies()
-    n = model.n_joints
-    q0 = _batch(q, "q", (n,))
-    B = q0.shape[0]
-    qd0 = _batch(qd, "qd", (n,), B)
-    tauj = _batch(tau, "tau", (R + 1, n), B)
-    if model.floating_base:
-        if base_twist is None or base_wrench is None:
-            raise ValueError("base_twist, base_wrench: a floating base needs both, "
-                             f"shapes (B, 6) and (B, {R + 1}, 6)")
-        V0 = _batch(base_twist, "base_twist", (6,), B)
-        Wb = _batch(base_wrench, "base_wrench", (R + 1, 6), B)
-        Vb = np.zeros((B, R + 2, 6))
-        Vb[:, 0] = V0
-    else:
-        if base_twist is not None or base_wrench is not None:
-            raise ValueError("base_twist, base_wrench: a fixed base takes neither; pass None")
-        Vb = np.zeros((B, R + 2, 6))
-        Wb = np.zeros((B, R + 1, 6))
-    F0, Wapp = _batch_frames_applied(model, base_pose, applied, R + 1, B)
-    qj = np.zeros((B, R + 3, n))
-    qj[:, 0] = q0
-    qj[:, 1] = qd0
+    r = check_model_order(model, order)
+    B, C0, Vb, qj = _batch_motion(model, base_pose, base_twist, q, r + 2, r + 3)
+    Wa = _batch_applied(model, applied, r + 1, B)
+    ws = _workspace(model, r, workspace, B)
+    W0 = np.empty((B, r + 1, 6))
+    tau = np.empty((B, r + 1, model.n_joints))
     status = np.empty(B, dtype=np.int64)
-    n_blocks = max(1, min(B, get_num_threads()))
-    _forward_dynamics_batch(model.body_parent, model.joint_screw, model.body_home,
-                            model.body_mass, model.body_com, model.body_rot_inertia,
-                            model.joint_armature, model.joint_damping, model.gravity, F0,
-                            not model.floating_base, Vb, Wb, Wapp, R, binomials(R + 3), n_blocks,
-                            qj, tauj.copy(), status)
-    bad = np.flatnonzero(status != OK)
-    if bad.size:
-        raise singular_pivot_error(model, int(status[bad[0]]), f"sample {bad[0]}: ")
-    return ForwardDynamicsBatchResult(base_twist=Vb, q=qj)
+    call = None
+    tail = (C0, Vb, qj, Wa, r, W0, tau, status)
+    if ws is None:
+        _run(_KERNELS["inverse", False], B, threads, (model._data, binomials(r + 3)), tail)
+    else:
+        call = ws._acquire()
+        try:
+            _run(_KERNELS["inverse", True], B, threads, (model._data, ws._data), tail)
+        finally:
+            ws._release()
+    _raise_for_sample(status, model, lambda b: (
+        check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), qj[b], r + 2,
+                          r + 3),
+        check_applied_slow(model, _sample(applied, b), r + 1)))
+    return InverseDynamicsResult(ws, call, W0, tau)
+
+
+def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_wrench=None,
+                           applied=None, workspace=None, threads=None):
+    """:func:`liedyn.forward_dynamics` for ``B`` samples at once.
+
+    Parameters
+    ----------
+    model : Model
+    base_pose : (B, 4, 4) or None
+    base_twist : (B, 1, 6) or None
+        Base twists ``V₀``; ``None`` for a fixed base.
+    q : (B, 2, n)
+        States ``[q; q̇]``.
+    order : int ≥ 0
+    tau : (B, order+1, n), keyword
+    base_wrench : (B, order+1, 6) or None, keyword
+        ``None`` for a fixed base.
+    applied : (B, order+1, N, 6), optional, keyword
+    workspace : Workspace, optional, keyword
+        ``Workspace(model, order, samples=B)`` keeps every sample's body jets.
+    threads : int, optional, keyword
+
+    Returns
+    -------
+    ForwardDynamicsResult
+        ``base_twist`` (B, order+2, 6), ``q`` (B, order+3, n), ``base_wrench``
+        (B, order+1, 6) (a fixed base's reaction), ``tau`` (B, order+1, n).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`liedyn.forward_dynamics`; the message names the first bad sample.
+    """
+    r = check_model_order(model, order)
+    n = model.n_joints
+    B, C0, V0, q0 = _batch_motion(model, base_pose, base_twist, q, 1, 2)
+    tau_in = _batch_arg(tau, "tau", (r + 1, n), B)
+    if model.floating_base:
+        if base_wrench is None:
+            raise ValueError(f"base_wrench: a floating base needs its wrench jets, shape "
+                             f"(B, {r + 1}, 6)")
+        Wb = _batch_arg(base_wrench, "base_wrench", (r + 1, 6), B)
+    else:
+        Wb = base_wrench_arg(model, base_wrench, r + 1, False)[None]
+    Wa = _batch_applied(model, applied, r + 1, B)
+    ws = _workspace(model, r, workspace, B)
+    V_out = np.empty((B, r + 2, 6))
+    q_out = np.empty((B, r + 3, n))
+    W0 = np.empty((B, r + 1, 6))
+    tau_out = np.empty((B, r + 1, n))
+    status = np.empty(B, dtype=np.int64)
+    call = None
+    tail = (C0, V0, q0, tau_in, Wb, Wa, r, V_out, q_out, W0, tau_out, status)
+    if ws is None:
+        _run(_KERNELS["forward", False], B, threads, (model._data, binomials(r + 3)), tail)
+    else:
+        call = ws._acquire()
+        try:
+            _run(_KERNELS["forward", True], B, threads, (model._data, ws._data), tail)
+        finally:
+            ws._release()
+    _raise_for_sample(status, model, lambda b: (
+        check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), q0[b], 1, 2),
+        check_jet(tau_in[b], "tau", (r + 1, n)),
+        check_jet(Wb[b], "base_wrench", (r + 1, 6)) if model.floating_base else None,
+        check_applied_slow(model, _sample(applied, b), r + 1)))
+    return ForwardDynamicsResult(ws, call, V_out, q_out, W0, tau_out)

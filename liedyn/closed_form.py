@@ -51,12 +51,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._jit import njit
-from ._validate import check_order
+from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, applied_arg,
+                      as_array, check_applied_slow, check_jet, check_motion, check_motion_slow,
+                      check_type, is_applied, motion_args, raise_for)
+from ._jit import Kernel, njit
 from .inertia import _com_inertia_init, _spatial_inertia_into
-from .kinematics import _kinematics
-from .se3 import _coad_acc
-from .workspace import binomials, check_applied, check_jet, check_state, check_state0
+from .kinematics import kinematics, set_base
+from .model import check_model, check_model_order
+from .results import unshift_wrench
+from .se3 import _coad_acc, shift_wrench_acc
+from .workspace import Workspace, binomials
 
 __all__ = [
     "ClosedFormJets", "closed_form_jets", "closed_form_inverse_dynamics",
@@ -66,12 +70,13 @@ __all__ = [
 
 # ---------------------------------------------------------------- kernels --
 
-@njit
-def _inertia_jets(r, mass, com_b, J_b, C, V, binom, c, Ic, Mc, Bc):
+@njit(inline=True)
+def _inertia_jets(model, ws, r, Mc, Bc):
     """Each body's world inertia jet ``M_j^(0..r)`` and ``B_j^(0..r)``."""
+    C, V, c, Ic, binom = ws.C, ws.V, ws.c, ws.Ic, ws.binom
     for j in range(C.shape[0]):
-        _com_inertia_init(j, C, com_b, J_b, c, Ic)
-        _spatial_inertia_into(j, mass[j], c, Ic, Mc[0, j])
+        _com_inertia_init(j, C, model.body_com, model.body_rot_inertia, c, Ic)
+        _spatial_inertia_into(j, model.body_mass[j], c, Ic, Mc[0, j])
         for k in range(r + 1):
             if k >= 1:
                 for a in range(6):
@@ -83,7 +88,7 @@ def _inertia_jets(r, mass, com_b, J_b, C, V, binom, c, Ic, Mc, Bc):
                     _coad_acc(binom[k, l], V[l, j], Mc[k - l, j, :, col], Bc[k, j, :, col])
 
 
-@njit
+@njit(inline=True)
 def _composite(r, parent, Mc, Bc, Wc):
     """Subtree sums, leaves first (``parent[j] < j``)."""
     for j in range(parent.shape[0] - 1, 0, -1):
@@ -96,12 +101,12 @@ def _composite(r, parent, Mc, Bc, Wc):
                     Bc[k, p, a, b] += Bc[k, j, a, b]
 
 
-@njit
+@njit(inline=True)
 def _dot6(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
 
 
-@njit
+@njit(inline=True)
 def _body_products(a, r, binom, S, Mc, Bc, F, P, Z):
     """Jets of ``F = M^C_a S_a``, ``P = B^Cᵀ_a S_a``, ``Z = M^C_a Ṡ_a − B^C_a S_a``."""
     for m in range(r + 1):
@@ -127,7 +132,7 @@ def _body_products(a, r, binom, S, Mc, Bc, F, P, Z):
                 Z[m, i] += bn * z
 
 
-@njit
+@njit(inline=True)
 def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, gq, Qq):
     """Fill the jets of ``M``, ``C``, ``g`` and ``Sᵀ G_c W_app`` (no armature)."""
     for a in range(1, parent.shape[0]):
@@ -181,16 +186,41 @@ def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, 
 
 
 @njit
-def _closed_form(parent, Y, H, mass, com_b, J_b, arm, G, F0, Vb, q, Wapp, r, off, want_c,
-                 binom, Fp, C, S, V, c, Ic, Mc, Bc, F, P, Z, Mq, Cq, gq, Qq):
-    """Kinematics to order r+1, body and composite inertia jets, assembly.
-    ``Wapp`` is overwritten by its subtree sums; ``Mq`` and ``Cq`` must be zero."""
-    _kinematics(parent, Y, H, F0, Vb, q, r + 1, binom, Fp, C, S, V)
-    _inertia_jets(r, mass, com_b, J_b, C, V, binom, c, Ic, Mc, Bc)
-    _composite(r, parent, Mc, Bc, Wapp)
-    _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wapp, G, F, P, Z, Mq, Cq, gq, Qq)
-    for j in range(1, parent.shape[0]):
-        Mq[0, off + j - 1, off + j - 1] += arm[j]                          # SPEC §5: armature on M's diagonal
+def _closed_form(model, ws, C0, Vb, q, W_app, r, want_c, Mq, Cq, gq, Qq):
+    """Kinematics to order r+1, body and composite inertia jets, assembly
+    (about the base origin ``o``); ``Mq`` and ``Cq`` must be zero. Returns a
+    status."""
+    status = check_motion(model, C0, Vb, q, r + 2, r + 3)
+    N = model.body_parent.shape[0]
+    if status != OK:
+        return status
+    if not is_applied(W_app, r + 1, N):
+        return BAD_APPLIED
+    set_base(model, ws, C0, Vb, r + 2)
+    kinematics(model, ws, q, r + 1)
+    Mc = np.empty((r + 1, N, 6, 6))
+    Bc = np.empty((r + 1, N, 6, 6))
+    Wc = np.zeros((r + 1, N, 6))
+    if W_app.shape[0] > 0:
+        for k in range(r + 1):
+            for j in range(N):
+                shift_wrench_acc(1.0, W_app[k, j], ws.o, Wc[k, j])             # about o
+    G = np.zeros(6)
+    G[3:] = model.gravity                                                      # SPEC §1: G = (0, g⃗)
+    _inertia_jets(model, ws, r, Mc, Bc)
+    _composite(r, model.body_parent, Mc, Bc, Wc)
+    off = 6 if model.floating_base else 0
+    _assemble(r, model.body_parent, off, want_c, ws.binom, ws.S, Mc, Bc, Wc, G,
+              np.empty((r + 1, 6)), np.empty((r + 1, 6)), np.empty((r + 1, 6)), Mq, Cq, gq, Qq)
+    for j in range(1, N):
+        Mq[0, off + j - 1, off + j - 1] += model.joint_armature[j]             # SPEC §5: armature on M's diagonal
+    if not (_all_finite(Mq.reshape(-1)) and _all_finite(gq.reshape(-1))
+            and _all_finite(Cq.reshape(-1)) and _all_finite(Qq.reshape(-1))):
+        return NOT_FINITE
+    return OK
+
+
+_CLOSED_FORM = Kernel(_closed_form)
 
 
 # ------------------------------------------------------------- public API --
@@ -230,7 +260,7 @@ class ClosedFormJets:
 
 def damping_matrix(model):
     """``B = diag(0₆, b)`` (floating base) or ``diag(b)`` (fixed), ``(nv, nv)``."""
-    model.require_bodies()
+    check_model(model)
     off = 6 if model.floating_base else 0
     B = np.zeros((model.nv, model.nv))
     idx = np.arange(off, model.nv)
@@ -238,25 +268,38 @@ def damping_matrix(model):
     return B
 
 
-def _run(model, C0, Vb, qj, Wapp, r, want_c):
-    N, nv = model.n_bodies, model.nv
-    off = 6 if model.floating_base else 0
+def _unshift_base(A, o, axes):
+    """Map the base block of ``A`` from coordinates about ``o`` to the world
+    origin along ``axes`` (−1: rows of a vector or columns' entries, −2 and
+    −1: both sides of a matrix): ``Xᵀ A X`` with ``X = Ad_{T(−o)}``
+    (SPEC §1), which acts on a base row or column as on a wrench."""
+    for ax in axes:
+        B = np.moveaxis(A, ax, -1)
+        B[..., :6] = unshift_wrench(B[..., :6], o)
+
+
+def _run(model, base_pose, base_twist, q, applied, r, want_c):
+    """The closed-form jets (world origin) of one state; raises on bad input."""
+    C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
+    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    nv = model.nv
     Mq = np.zeros((r + 1, nv, nv))
     Cq = np.zeros((r + 1, nv, nv))
     gq = np.empty((r + 1, nv))
     Qq = np.empty((r + 1, nv))
-    _closed_form(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
-                 model.body_com, model.body_rot_inertia, model.joint_armature,
-                 model.gravity_twist, C0 @ model.home_pose_inv, Vb, qj, Wapp, r, off, want_c,
-                 binomials(r + 2), np.empty((N, 4, 4)), np.empty((N, 4, 4)),
-                 np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)), np.empty((1, N, 3)),
-                 np.empty((1, N, 3, 3)), np.empty((r + 1, N, 6, 6)), np.empty((r + 1, N, 6, 6)),
-                 np.empty((r + 1, 6)), np.empty((r + 1, 6)), np.empty((r + 1, 6)),
-                 Mq, Cq, gq, Qq)
+    ws = Workspace._fresh(model, r)
+    status = _CLOSED_FORM.call(model._data, ws._data, C0, Vb, qj, Wa, r, want_c, Mq, Cq, gq, Qq)
+    if status != OK:
+        raise_for(status, model, lambda: (
+            check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
+            check_applied_slow(model, applied, r + 1)))
+    if model.floating_base:
+        for X, axes in ((Mq, (-2, -1)), (Cq, (-2, -1)), (gq, (-1,)), (Qq, (-1,))):
+            _unshift_base(X, ws.o, axes)
     return Mq, Cq, gq, Qq
 
 
-def closed_form_jets(model, base_pose, base_twist, q, order, applied=None):
+def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None):
     """``M^(k)``, ``C^(k)``, ``g^(k)`` for ``k = 0..order`` along a motion.
 
     The ``r``-th derivative of the equations of motion (SPEC §7) is
@@ -276,7 +319,7 @@ def closed_form_jets(model, base_pose, base_twist, q, order, applied=None):
     q : (order+3, n)
         Joint jet ``q^(0..order+2)``.
     order : int ≥ 0
-    applied : (order+1, N, 6), optional
+    applied : (order+1, N, 6), optional, keyword
         Spatial applied wrench jets on each body.
 
     Returns
@@ -286,13 +329,17 @@ def closed_form_jets(model, base_pose, base_twist, q, order, applied=None):
     Notes
     -----
     Cost O(N · depth · order²) for the matrices, plus O(N · order²) for the
-    body jets; the output itself is O(order · nv²).
+    body jets; the output itself is O(order · nv²). The matrices are formed
+    about the base origin and mapped to the world origin with one constant
+    congruence, so their accuracy does not depend on where the robot is.
     """
-    r = check_order(order)
-    C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 2, r + 3)
-    Wapp = check_applied(model, applied, r + 1).copy()
-    Mq, Cq, gq, Qq = _run(model, C0, Vb, qj, Wapp, r, True)
-    nu = np.concatenate([Vb, qj[1:]], axis=1) if model.floating_base else qj[1:].copy()
+    r = check_model_order(model, order)
+    Mq, Cq, gq, Qq = _run(model, base_pose, base_twist, q, applied, r, True)
+    qj = as_array(q, "q")
+    if model.floating_base:
+        nu = np.concatenate([as_array(base_twist, "base_twist"), qj[1:]], axis=1)
+    else:
+        nu = qj[1:].copy()
     return ClosedFormJets(mass=Mq, coriolis=Cq, gravity=gq, damping=damping_matrix(model),
                           applied_force=Qq, velocity=nu)
 
@@ -315,8 +362,7 @@ def closed_form_inverse_dynamics(jets, acceleration=None):
     -------
     (order+1, nv)
     """
-    if not isinstance(jets, ClosedFormJets):
-        raise TypeError(f"jets: expected ClosedFormJets, got {type(jets).__name__}")
+    check_type(jets, ClosedFormJets, "jets")
     r = jets.order
     nu = jets.velocity
     if acceleration is not None:
@@ -331,16 +377,24 @@ def closed_form_inverse_dynamics(jets, acceleration=None):
     return out
 
 
-def _state(model, base_pose, base_twist, q, qd):
-    """Order-0 state as the jets the kernels take: ``Vb`` (2, 6), ``q`` (3, n)."""
-    C0, V0, q0, qd0 = check_state0(model, base_pose, base_twist, q, qd)
-    return C0, np.stack([V0, np.zeros(6)]), np.stack([q0, qd0, np.zeros_like(q0)])
-
-
-def _at_rest(model, base_pose, q):
-    """``_state`` with zero velocity (``M`` and ``g`` do not depend on it)."""
-    V0 = np.zeros(6) if model.floating_base else None
-    return _state(model, base_pose, V0, q, np.zeros(model.n_joints))
+def _state_jets(model, base_twist, q, rows):
+    """The state ``(V₀, q, q̇)`` (configuration-only functions: at rest) as the
+    jets the kernel takes, with zero rows for the unknown derivatives."""
+    n = model.n_joints
+    if q.ndim == 1:
+        qj = np.zeros((3, n))
+        qj[0] = as_array(q, "q", shape=(n,))
+    else:
+        qj = np.zeros((3, n))
+        qj[:2] = as_array(q, "q", shape=(2, n))
+    if not model.floating_base:
+        if base_twist is not None and np.any(as_array(base_twist, "base_twist", shape=(rows, 6))):
+            raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
+        return None, qj
+    Vb = np.zeros((2, 6))
+    if base_twist is not None:
+        Vb[:1] = as_array(base_twist, "base_twist", shape=(1, 6))
+    return Vb, qj
 
 
 def mass_matrix(model, base_pose, q):
@@ -351,16 +405,18 @@ def mass_matrix(model, base_pose, q):
     model : Model
     base_pose : (4, 4) or None
     q : (n,)
+        The configuration.
 
     Returns
     -------
     (nv, nv) symmetric positive definite; base block first for a floating base.
     """
-    C0, Vb, qj = _at_rest(model, base_pose, q)
-    return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, False)[0][0]
+    check_model(model)
+    Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)), 1)
+    return _run(model, base_pose, Vb, qj, None, 0, False)[0][0]
 
 
-def coriolis_matrix(model, base_pose, base_twist, q, qd):
+def coriolis_matrix(model, base_pose, base_twist, q):
     """Lemma 1's admissible ``C(Q, ν) = Sᵀ G_c M G_p Ṡ − Sᵀ G_c ad_Vᵀ M G_p S``,
     for which ``Ṁ − 2C`` is skew-symmetric.
 
@@ -368,19 +424,24 @@ def coriolis_matrix(model, base_pose, base_twist, q, qd):
     ----------
     model : Model
     base_pose : (4, 4) or None
-    base_twist : (6,) or None
-        Spatial base twist ``V₀``; ``None`` for a fixed base.
-    q, qd : (n,)
+    base_twist : (1, 6) or None
+        The state's spatial base twist ``V₀``; ``None`` for a fixed base.
+    q : (2, n)
+        The state ``[q; q̇]``.
 
     Returns
     -------
     (nv, nv)
     """
-    C0, Vb, qj = _state(model, base_pose, base_twist, q, qd)
-    return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, True)[1][0]
+    check_model(model)
+    if model.floating_base and base_twist is None:
+        raise ValueError("base_twist: a floating base needs its twist, shape (1, 6)")
+    Vb, qj = _state_jets(model, base_twist, as_array(q, "q", shape=(2, model.n_joints)), 1)
+    return _run(model, base_pose, Vb, qj, None, 0, True)[1][0]
 
 
 def gravity_vector(model, base_pose, q):
     """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``."""
-    C0, Vb, qj = _at_rest(model, base_pose, q)
-    return _run(model, C0, Vb, qj, np.zeros((1, model.n_bodies, 6)), 0, False)[2][0]
+    check_model(model)
+    Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)), 1)
+    return _run(model, base_pose, Vb, qj, None, 0, False)[2][0]

@@ -7,105 +7,153 @@ wrench-driven (``W₀^(0..r)`` given, ``V₀^(1..r+1)`` solved for) or
 motion-driven (``V₀^(0..r+1)`` given, ``W₀^(0..r)`` solved for); a fixed base
 is a motion-driven base at rest, and its ``W₀`` is the support reaction.
 
-The recursion is the one of :mod:`liedyn.forward` (one compiled kernel for
-both): a motion-driven child ``c`` is not eliminated, it passes ``M^A_c`` whole
-to its parent's articulated inertia and ``W^A_{c,r} + M^A_c (S_c q_c^(r+2) +
-Vbias_c)`` to its bias; after the recovery pass ``W_c^(r) = M^A_c V_c^(r+1) +
-W^A_{c,r}`` and the projection of §4 (plus ``I_a q^(r+2) + b q^(r+1)``) give
-``τ_c^(r)``. With a motion-driven base ``W₀^(r) = M^A_0 V₀^(r+1) + W^A_{0,r}``.
-All joints and the base motion-driven is inverse dynamics; all force-driven
-with a wrench-driven base is forward dynamics.
-"""
+The passes are those of :mod:`liedyn.articulated`, here with the
+motion-driven branches: a motion-driven child ``c`` is not eliminated, it
+passes ``M^A_c`` whole to its parent's articulated inertia and
+``W^A_{c,r} + M^A_c (S_c q_c^(r+2) + Vbias_c)`` to its bias; after the
+recovery pass ``W_c^(r) = M^A_c V_c^(r+1) + W^A_{c,r}`` and the projection of
+§4 (plus ``I_a q^(r+2) + b q^(r+1)``) give ``τ_c^(r)``. With a motion-driven
+base ``W₀^(r) = M^A_0 V₀^(r+1) + W^A_{0,r}``. All joints and the base
+motion-driven is inverse dynamics; all force-driven with a wrench-driven base
+is forward dynamics.
 
-from dataclasses import dataclass
+Glossary (``model``, ``ws``: compiled handles)
+----------------------------------------------
+==============  ==========  ===================================================
+``motion``      (N,) bool   body ``j``'s joint is motion-driven (``motion[0]``
+                            false)
+``base_motion``  bool        the base is motion-driven (always, if fixed)
+``Vb``          (r+2, 6)    base twist jet (world origin); rows ≥ 1 read only
+                            for a motion-driven base; empty for a fixed base
+``q_in``        (r+3, n)    joint jet; rows ≥ 2 read only for ``Jq``
+``tau_in``      (r+1, n)    joint force jets, read only for ``Jτ``
+==============  ==========  ===================================================
+"""
 
 import numpy as np
 
-from ._validate import check_order
-from .forward import _solve
-from .workspace import check_applied, check_jet, check_state0
+from ._checks import (_NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK, _all_finite,
+                      applied_arg, as_array, check_applied_slow, check_motion, check_pose,
+                      check_type, raise_for)
+from ._jit import Kernel, njit
+from .articulated import articulated_body
+from .forward import base_outputs, base_wrench_arg, check_base_applied
+from .model import check_model_order
+from .results import HybridDynamicsResult
+from .workspace import workspace_for
 
 
-def _joint_mask(motion_driven, n):
-    """Boolean ``(n,)`` mask from a mask or a sequence of joint columns."""
-    if motion_driven is None:
-        raise TypeError("motion_driven: expected a boolean mask of shape (n,) or a sequence "
-                        "of joint columns, got None")
-    a = np.asarray(motion_driven)
+@njit(inline=True)
+def _known_finite(x, motion, rows_from, want_motion):
+    """Rows ``rows_from..`` of ``x`` finite in the columns whose joint is (or,
+    with ``want_motion`` false, is not) motion-driven."""
+    for k in range(rows_from, x.shape[0]):
+        for i in range(x.shape[1]):
+            if motion[i + 1] == want_motion and not np.isfinite(x[k, i]):
+                return False
+    return True
+
+
+@njit(inline=True)
+def hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion, base_motion,
+                           V_out, q, W0, tau):
+    """Orders ``0..r`` (SPEC §6); returns a status."""
+    n = model.body_parent.shape[0] - 1
+    floating = model.floating_base
+    V0 = Vb[:1] if floating else Vb[:0]
+    status = check_motion(model, C0, V0, q_in[:2], 1, 2)
+    if status != OK:
+        return status
+    if floating and not (Vb.shape[0] == r + 2 and Vb.shape[1] == 6
+                         and (not base_motion or _all_finite(Vb.reshape(-1)))):
+        return BAD_TWIST
+    if q_in.shape[0] != r + 3 or not _known_finite(q_in, motion, 2, True):
+        return BAD_Q
+    if tau_in.shape[0] != r + 1 or tau_in.shape[1] != n or not _known_finite(tau_in, motion, 0,
+                                                                            False):
+        return BAD_TAU
+    status = check_base_applied(model, Wb, W_app, r, not base_motion)
+    if status != OK:
+        return status
+    for k in range(r + 3):
+        for i in range(n):
+            q[k, i] = q_in[k, i] if k < 2 or motion[i + 1] else 0.0
+    for k in range(r + 1):
+        for i in range(n):
+            tau[k, i] = 0.0 if motion[i + 1] else tau_in[k, i]
+    prescribed = Vb if floating else Vb[:0]
+    status = articulated_body(model, ws, C0, V0, prescribed, Wb, W_app, r, q, tau, motion,
+                              base_motion)
+    if status != OK:
+        return status
+    base_outputs(ws, prescribed if base_motion else V0, Wb, r, base_motion, V_out, W0)
+    if not (_all_finite(V_out.reshape(-1)) and _all_finite(q.reshape(-1))
+            and _all_finite(W0.reshape(-1)) and _all_finite(tau.reshape(-1))):
+        return NOT_FINITE
+    return OK
+
+
+@njit
+def _hybrid_dynamics(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion, base_motion, V_out,
+                     q, W0, tau):
+    return hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion,
+                                  base_motion, V_out, q, W0, tau)
+
+
+_HYBRID_DYNAMICS = Kernel(_hybrid_dynamics)
+
+
+def joint_mask(model, motion_driven, name="motion_driven"):
+    """Boolean ``(n,)`` mask from a boolean mask, or from a sequence of joint
+    columns (ints) or joint names (str)."""
+    n = model.n_joints
+    if motion_driven is None or isinstance(motion_driven, (str, bytes)):
+        raise TypeError(f"{name}: expected a boolean mask of shape ({n},) or a sequence of joint "
+                        f"columns or names, got {motion_driven!r}")
+    a = np.asarray(motion_driven, dtype=object if len(np.shape(motion_driven)) != 1 else None)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D mask or sequence, got shape {a.shape}")
     if a.dtype == np.bool_:
         if a.shape != (n,):
-            raise ValueError(f"motion_driven: a boolean mask must have shape ({n},), got {a.shape}")
+            raise ValueError(f"{name}: a boolean mask must have shape ({n},), got {a.shape}")
         return a.copy()
     if a.size == 0:
         return np.zeros(n, dtype=np.bool_)
-    if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
-        raise TypeError(f"motion_driven: expected a boolean mask of shape ({n},) or a 1-D "
-                        f"sequence of joint columns (ints), got dtype {a.dtype}, shape {a.shape}")
-    if np.any(a < 0) or np.any(a >= n):
-        raise ValueError(f"motion_driven: joint columns must lie in [0, {n}), got {a.tolist()}")
+    if a.dtype.kind in "US":
+        cols = [model.joint_index(str(x)) for x in a]
+    elif a.dtype.kind in "iu":
+        if a.size == n and set(a.tolist()) <= {0, 1} and n > 1:
+            raise TypeError(f"{name}: ambiguous integers {a.tolist()}: a mask must have dtype "
+                            f"bool; joint columns are listed once each")
+        cols = a.tolist()
+        bad = [c for c in cols if not 0 <= c < n]
+        if bad:
+            raise ValueError(f"{name}: joint columns must lie in [0, {n}), got {bad}")
+    else:
+        raise TypeError(f"{name}: expected a boolean mask or joint columns (int) or names (str), "
+                        f"got dtype {a.dtype}")
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"{name}: each joint may be listed once, got {a.tolist()}")
     mask = np.zeros(n, dtype=np.bool_)
-    mask[a] = True
+    mask[cols] = True
     return mask
 
 
-def _partial_jet(x, name, shape, unused):
-    """A jet of ``shape`` whose entries at ``unused`` (a boolean index of the
-    same shape) are ignored: they may hold anything, NaN included, and are
-    returned as zero."""
-    if x is not None:
-        try:
-            a = np.array(x, dtype=np.float64)
-        except (TypeError, ValueError):
-            a = None
-        if a is not None and a.shape == tuple(shape):
-            a[unused] = 0.0
-            x = a
-    return check_jet(x, name, shape)
+def _partial(x, name, shape, unknown):
+    """A jet of ``shape`` whose ``unknown`` entries (a boolean index of the
+    same shape) are ignored: they may hold anything, NaN included."""
+    a = as_array(x, name, allow_nonfinite=True)
+    if a.shape != tuple(shape):
+        rows = ", ".join(str(s) for s in shape)
+        raise ValueError(f"{name}: expected a jet of shape ({rows}) "
+                         f"(row k = k-th time derivative), got {a.shape}")
+    if not np.all(np.isfinite(a[~unknown])):
+        raise ValueError(f"{name}: contains NaN or infinite values where they are read")
+    return a
 
 
-@dataclass(frozen=True)
-class HybridDynamicsResult:
-    """Output of :func:`hybrid_dynamics` of order ``r``: every motion and force
-    jet, given or solved for.
-
-    Attributes
-    ----------
-    base_twist : (r+2, 6)
-        ``V₀^(0..r+1)`` (the input for a motion-driven base; zeros for a fixed one).
-    base_wrench : (r+1, 6)
-        ``W₀^(0..r)`` (the input for a wrench-driven base; the required base
-        wrench, or a fixed base's reaction, for a motion-driven one).
-    q : (r+3, n)
-        ``q^(0..r+2)`` of every joint.
-    tau : (r+1, n)
-        ``τ^(0..r)`` of every joint.
-    motion_driven : (n,) bool
-        Which joints had their motion prescribed.
-    base_motion_driven : bool
-    articulated_inertia : (N, 6, 6)
-        ``M^A_j`` of this split (motion-driven children are not eliminated).
-    body_pose : (N, 4, 4)
-    twist, screw : (r+2, N, 6)
-        Jets ``V_j^(k)`` and ``S_j^(k)``.
-    wrench : (r+1, N, 6)
-        Jets ``W_j^(k)`` transmitted by joint j to its subtree.
-    """
-
-    base_twist: np.ndarray
-    base_wrench: np.ndarray
-    q: np.ndarray
-    tau: np.ndarray
-    motion_driven: np.ndarray
-    base_motion_driven: bool
-    articulated_inertia: np.ndarray
-    body_pose: np.ndarray
-    twist: np.ndarray
-    screw: np.ndarray
-    wrench: np.ndarray
-
-
-def hybrid_dynamics(model, base_pose, base_twist, q, order, motion_driven, tau=None,
-                    base_wrench=None, applied=None, base_motion_driven=None, workspace=None):
+def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, tau=None,
+                    base_wrench=None, base_motion_driven=None, applied=None, workspace=None):
     """Hybrid dynamics and its first ``order`` time derivatives (H-GHYB-FBS).
 
     Parameters
@@ -113,103 +161,101 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, motion_driven, tau=N
     model : Model
     base_pose : (4, 4) or None
         Base pose ``C₀`` (``None``: ``model.home_pose``).
-    base_twist : (order+2, 6), (6,) or None
-        Motion-driven floating base: its twist jet ``V₀^(0..order+1)``.
-        Wrench-driven base: its twist ``V₀`` only. Fixed base: ``None``.
+    base_twist : (order+2, 6) or None
+        Base twist jet ``V₀^(0..order+1)``: every row is read for a
+        motion-driven floating base, only row 0 (the state) for a
+        wrench-driven one (the others may hold anything, NaN included).
+        ``None`` for a fixed base.
     q : (order+3, n)
         Joint jet. Rows 0 and 1 (``q``, ``q̇``) are the state of every joint;
         rows ``2..order+2`` are read only in the columns of motion-driven
-        joints (the other entries are ignored and may be NaN).
+        joints.
     order : int ≥ 0
         Highest derivative ``r`` of the dynamics.
-    motion_driven : (n,) bool, or sequence of int
-        Mask of the joints whose motion is prescribed, or their columns.
-    tau : (order+1, n), optional
-        Joint force jets, read only in the columns of force-driven joints
-        (others ignored, may be NaN). Required unless every joint is
-        motion-driven.
-    base_wrench : (order+1, 6), optional
+    motion_driven : (n,) bool, or a sequence of joint columns or names, keyword
+        The joints whose motion is prescribed.
+    tau : (order+1, n), optional, keyword
+        Joint force jets, read only in the columns of force-driven joints.
+        Required unless every joint is motion-driven.
+    base_wrench : (order+1, 6), optional, keyword
         Spatial wrench jet applied by the base actuators; required for a
-        wrench-driven base and rejected for a motion-driven one.
-    applied : (order+1, N, 6), optional
-        Spatial external wrench jets acting on each body.
-    base_motion_driven : bool, optional
+        wrench-driven base and refused for a motion-driven one.
+    base_motion_driven : bool, optional, keyword
         Default: ``True`` for a fixed base (which must be motion-driven: it
         is at rest), ``False`` for a floating base.
-    workspace : Workspace, optional
-        Scratch for ``(model, order)``; the result's body quantities are then
-        views into it (see :class:`liedyn.Workspace`).
+    applied : (order+1, N, 6), optional, keyword
+        Spatial external wrench jets acting on each body.
+    workspace : Workspace, optional, keyword
 
     Returns
     -------
     HybridDynamicsResult
-        All jets, with the unknown ones filled in.
+        Every jet, with the unknown ones filled in.
 
     Raises
     ------
     ValueError, TypeError
-        Wrong shapes, non-finite values in a used entry, inconsistent base
-        arguments; a singular pivot ``D_j`` of a force-driven joint (the
-        message names the body) or a wrench-driven base whose articulated
-        inertia is not positive definite.
+        Wrong shapes or types, non-finite values in a used entry,
+        inconsistent base arguments; a singular pivot ``D_j`` of a
+        force-driven joint (the message names the body) or a wrench-driven
+        base whose articulated inertia is not positive definite.
 
     Notes
     -----
     Cost O(N · order²). With every joint motion-driven and a motion-driven
     base this is :func:`liedyn.inverse_dynamics`; with every joint
-    force-driven and a wrench-driven base it is :func:`liedyn.forward_dynamics`
-    (the same compiled recursion runs in both cases).
+    force-driven and a wrench-driven base it is :func:`liedyn.forward_dynamics`.
     """
-    R = check_order(order)
-    model.require_bodies()
+    r = check_model_order(model, order)
     n = model.n_joints
-    motion = _joint_mask(motion_driven, n)
+    mask = joint_mask(model, motion_driven)
     if base_motion_driven is None:
-        base_motion_driven = not model.floating_base
-    if not isinstance(base_motion_driven, (bool, np.bool_)):
-        raise TypeError(f"base_motion_driven: expected bool, got {type(base_motion_driven).__name__}")
-    base_motion = bool(base_motion_driven)
+        base_motion = not model.floating_base
+    else:
+        base_motion = bool(check_type(base_motion_driven, (bool, np.bool_), "base_motion_driven",
+                                      "bool"))
     if not model.floating_base and not base_motion:
         raise ValueError("base_motion_driven: a fixed base is motion-driven (at rest); "
                          "its wrench is the reaction, an output")
-
-    Vb = np.zeros((R + 2, 6))
-    if base_motion and model.floating_base:
+    C0 = model.home_pose if base_pose is None else as_array(base_pose, "base_pose")
+    if model.floating_base:
         if base_twist is None:
-            raise ValueError(f"base_twist: a motion-driven floating base needs its twist jet, "
-                             f"shape ({R + 2}, 6)")
-        Vb[:] = check_jet(base_twist, "base_twist", (R + 2, 6))
-        V0 = Vb[0]
+            raise ValueError(f"base_twist: a floating base needs its twist jet, shape ({r + 2}, 6)")
+        unknown = np.zeros((r + 2, 6), dtype=bool)
+        unknown[1:] = not base_motion
+        Vb = _partial(base_twist, "base_twist", (r + 2, 6), unknown)
     else:
-        V0 = base_twist
-    unused_q = np.zeros((R + 3, n), dtype=np.bool_)
-    unused_q[2:] = ~motion
-    qj = _partial_jet(q, "q", (R + 3, n), unused_q)
-    C0, V0, _, _ = check_state0(model, base_pose, V0, qj[0], qj[1])
-    Vb[0] = V0
-
-    if base_motion:
-        if base_wrench is not None:
-            raise ValueError("base_wrench: the base is motion-driven, so its wrench is an "
-                             "output; pass None (or base_motion_driven=False)")
-        Wb = np.zeros((R + 1, 6))
-    else:
-        if base_wrench is None:
-            raise ValueError(f"base_wrench: a wrench-driven base needs its wrench jet, "
-                             f"shape ({R + 1}, 6)")
-        Wb = check_jet(base_wrench, "base_wrench", (R + 1, 6))
+        Vb = np.zeros((0, 6))
+        if base_twist is not None:
+            Z = as_array(base_twist, "base_twist", shape=(r + 2, 6))
+            if np.any(Z):
+                raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
+    unknown_q = np.zeros((r + 3, n), dtype=bool)
+    unknown_q[2:] = ~mask
+    qj = _partial(q, "q", (r + 3, n), unknown_q)
     if tau is None:
-        if not np.all(motion):
-            raise ValueError(f"tau: force-driven joints {np.flatnonzero(~motion).tolist()} "
-                             f"need their force jets, shape ({R + 1}, {n})")
-        tauj = np.zeros((R + 1, n))
+        if not np.all(mask):
+            raise ValueError(f"tau: force-driven joints {np.flatnonzero(~mask).tolist()} "
+                             f"need their force jets, shape ({r + 1}, {n})")
+        tauj = np.zeros((r + 1, n))
     else:
-        tauj = _partial_jet(tau, "tau", (R + 1, n), np.broadcast_to(motion, (R + 1, n)))
-    Wapp = check_applied(model, applied, R + 1)
-
-    body_motion = np.concatenate([[False], motion])
-    ws = _solve(model, C0, body_motion, base_motion, Vb, Wb, Wapp, R, qj, tauj, workspace)
-    return HybridDynamicsResult(base_twist=ws.V[:, 0].copy(), base_wrench=ws.W[:, 0].copy(),
-                                q=qj, tau=tauj, motion_driven=motion,
-                                base_motion_driven=base_motion, articulated_inertia=ws.MA,
-                                body_pose=ws.C, twist=ws.V, screw=ws.S, wrench=ws.W)
+        tauj = _partial(tau, "tau", (r + 1, n), np.broadcast_to(mask, (r + 1, n)))
+    Wb = base_wrench_arg(model, base_wrench, r + 1, not base_motion)
+    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    motion = np.concatenate([[False], mask])
+    ws = workspace_for(model, r, workspace)
+    V_out = np.empty((r + 2, 6))
+    q_out = np.empty((r + 3, n))
+    W0 = np.empty((r + 1, 6))
+    tau_out = np.empty((r + 1, n))
+    call = ws._acquire()
+    try:
+        status = _HYBRID_DYNAMICS.call(model._data, ws._data, C0, Vb, qj, tauj, Wb, Wa, r,
+                                       motion, base_motion, V_out, q_out, W0, tau_out)
+    finally:
+        ws._release()
+    if status != OK:
+        raise_for(status, model, lambda: (
+            base_pose is None or check_pose(base_pose, "base_pose"),
+            check_applied_slow(model, applied, r + 1)))
+    return HybridDynamicsResult(ws, call, V_out, q_out, W0, tau_out, mask, base_motion)

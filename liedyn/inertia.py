@@ -32,12 +32,13 @@ from ._jit import njit
 
 
 @njit(inline=True)
-def _com_inertia_init(j, C, com_b, J_b, c, Ic):
+def _com_inertia_init(j, C, body_com, body_rot_inertia, c, Ic):
     """``c_j = R com + p`` and ``I_c = R J Rᵀ`` from the body pose ``C_j``."""
     R = C[j, :3, :3]
-    J = J_b[j]
+    J = body_rot_inertia[j]
+    com = body_com[j]
     for i in range(3):
-        c[0, j, i] = C[j, i, 3] + R[i, 0] * com_b[j, 0] + R[i, 1] * com_b[j, 1] + R[i, 2] * com_b[j, 2]
+        c[0, j, i] = C[j, i, 3] + R[i, 0] * com[0] + R[i, 1] * com[1] + R[i, 2] * com[2]
     # T = J Rᵀ, then the six entries of the symmetric R T
     t00 = J[0, 0] * R[0, 0] + J[0, 1] * R[0, 1] + J[0, 2] * R[0, 2]
     t10 = J[1, 0] * R[0, 0] + J[1, 1] * R[0, 1] + J[1, 2] * R[0, 2]
@@ -66,10 +67,10 @@ def _com_order(j, k, V, binom, c):
     for a in range(k):
         b = binom[k - 1, a]
         w = V[a, j]
-        r = c[k - 1 - a, j]
-        x += b * (w[1] * r[2] - w[2] * r[1])
-        y += b * (w[2] * r[0] - w[0] * r[2])
-        z += b * (w[0] * r[1] - w[1] * r[0])
+        cj = c[k - 1 - a, j]
+        x += b * (w[1] * cj[2] - w[2] * cj[1])
+        y += b * (w[2] * cj[0] - w[0] * cj[2])
+        z += b * (w[0] * cj[1] - w[1] * cj[0])
     c[k, j, 0] = x
     c[k, j, 1] = y
     c[k, j, 2] = z
@@ -87,7 +88,7 @@ def _rot_inertia_order(j, k, V, binom, Ic):
         b = binom[k - 1, a]
         w0, w1, w2 = V[a, j, 0], V[a, j, 1], V[a, j, 2]
         I = Ic[k - 1 - a, j]
-        # X[r, col] = (ω × I[:, col])_r
+        # X[row, col] = (ω × I[:, col])_row
         X00 = w1 * I[2, 0] - w2 * I[1, 0]
         X11 = w2 * I[0, 1] - w0 * I[2, 1]
         X22 = w0 * I[1, 2] - w1 * I[0, 2]
@@ -122,13 +123,13 @@ def _momentum_order(j, k, m, V, c, Ic, binom, Pi):
         b = binom[k, a]
         I = Ic[a, j]
         w = V[k - a, j]
-        r = c[a, j]
+        cj = c[a, j]
         px = m * c[k - a + 1, j, 0]
         py = m * c[k - a + 1, j, 1]
         pz = m * c[k - a + 1, j, 2]
-        hx += b * (I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2] + r[1] * pz - r[2] * py)
-        hy += b * (I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2] + r[2] * px - r[0] * pz)
-        hz += b * (I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2] + r[0] * py - r[1] * px)
+        hx += b * (I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2] + cj[1] * pz - cj[2] * py)
+        hy += b * (I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2] + cj[2] * px - cj[0] * pz)
+        hz += b * (I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2] + cj[0] * py - cj[1] * px)
     Pi[k, j, 0] = hx
     Pi[k, j, 1] = hy
     Pi[k, j, 2] = hz
@@ -139,10 +140,10 @@ def _momentum_order(j, k, m, V, c, Ic, binom, Pi):
 @njit(inline=True)
 def _gravity_wrench_acc(s, j, k, m, g, c, out):
     """``out += s · M_j^(k) G = s · (c^(k) × m g⃗, m g⃗ [k = 0])``."""
-    r = c[k, j]
-    out[0] += s * m * (r[1] * g[2] - r[2] * g[1])
-    out[1] += s * m * (r[2] * g[0] - r[0] * g[2])
-    out[2] += s * m * (r[0] * g[1] - r[1] * g[0])
+    x = c[k, j]
+    out[0] += s * m * (x[1] * g[2] - x[2] * g[1])
+    out[1] += s * m * (x[2] * g[0] - x[0] * g[2])
+    out[2] += s * m * (x[0] * g[1] - x[1] * g[0])
     if k == 0:
         for i in range(3):
             out[3 + i] += s * m * g[i]
@@ -155,10 +156,10 @@ def _spatial_inertia_into(j, m, c, Ic, out):
     I = Ic[0, j]
     # ĉ ĉᵀ = |c|² I − c cᵀ
     cc = x * x + y * y + z * z
-    r = (x, y, z)
+    cj = (x, y, z)
     for a in range(3):
         for b in range(3):
-            out[a, b] = I[a, b] + m * ((cc if a == b else 0.0) - r[a] * r[b])
+            out[a, b] = I[a, b] + m * ((cc if a == b else 0.0) - cj[a] * cj[b])
             out[3 + a, 3 + b] = m if a == b else 0.0
     out[0, 3], out[0, 4], out[0, 5] = 0.0, -m * z, m * y
     out[1, 3], out[1, 4], out[1, 5] = m * z, 0.0, -m * x
@@ -169,9 +170,9 @@ def _spatial_inertia_into(j, m, c, Ic, out):
 
 
 @njit(inline=True)
-def _body_mass_jets(j, K, mass, com_b, J_b, C, V, binom, c, Ic):
+def _body_mass_jets(j, K, model, C, V, binom, c, Ic):
     """``c^(0..K+1)`` and ``I_c^(0..K)`` of body j, enough for ``Π^(0..K)``."""
-    _com_inertia_init(j, C, com_b, J_b, c, Ic)
+    _com_inertia_init(j, C, model.body_com, model.body_rot_inertia, c, Ic)
     for k in range(1, K + 2):
         _com_order(j, k, V, binom, c)
     for k in range(1, K + 1):

@@ -1,15 +1,18 @@
 """H-GRNE-FBS: inverse dynamics of any order r (SPEC §4, Algorithm 2).
 
-Glossary
---------
+Glossary (``model``, ``ws``: compiled handles; every spatial quantity about
+the base origin ``o``, SPEC §1)
+--------------------------------------------------------------------------
 ==========  ===============  ================================================
-``V``       (r+2, N, 6)      body twist jets ``V_j^(k)``
-``S``       (r+2, N, 6)      joint screw jets ``S_j^(k)``
-``c``       (r+3, N, 3)      world centre-of-mass jets
-``Ic``      (r+2, N, 3, 3)   rotational inertia about the CoM, world axes
-``Pi``      (r+2, N, 6)      momentum jets ``Π_j^(k) = (M_j V_j)^(k)``
-``W``       (r+1, N, 6)      wrench jets ``W_j^(k)`` transmitted by joint j
-``tau``     (r+1, n)         joint force jets ``τ_j^(k)``
+``ws.V``    (r+2, N, 6)      body twist jets ``V_j^(k)``
+``ws.S``    (r+2, N, 6)      joint screw jets ``S_j^(k)``
+``ws.c``    (r+3, N, 3)      centre-of-mass jets
+``ws.Ic``   (r+2, N, 3, 3)   rotational inertia about the CoM, world axes
+``ws.Pi``   (r+2, N, 6)      momentum jets ``Π_j^(k) = (M_j V_j)^(k)``
+``ws.W``    (r+1, N, 6)      wrench jets ``W_j^(k)`` transmitted by joint j
+``W_app``   (r+1, N, 6)      applied wrench jets (world origin), or empty
+``W0``      (r+1, 6)         output: base wrench jet ``W₀^(k)`` (world origin)
+``tau``     (r+1, n)         output: joint force jets ``τ_j^(k)``
 ==========  ===============  ================================================
 
 Outward pass: kinematics (§3) and per-body inertia/momentum jets.
@@ -19,34 +22,43 @@ Inward pass (leaves first):
     τ_j^(k) = Σ_a C(k, a) S_j^(a)ᵀ W_j^(k−a) + I_a q_j^(k+2) + b q_j^(k+1)
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ._jit import njit
-from ._validate import check_order
+from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, applied_arg,
+                      check_applied_slow, check_motion, check_motion_slow, is_applied,
+                      motion_args, raise_for)
+from ._jit import Kernel, njit
 from .inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
-from .kinematics import _kinematics
-from .workspace import binomials, check_applied, check_state, workspace_for
+from .kinematics import kinematics, set_base
+from .model import check_model_order
+from .results import InverseDynamicsResult
+from .se3 import shift_wrench_acc, unshift_wrench
+from .workspace import workspace_for
 
 
-@njit
-def _outward(r, mass, com_b, J_b, g, binom, C, V, Wapp, c, Ic, Pi, W):
+@njit(inline=True)
+def _outward(model, ws, W_app, r):
     """Per-body momentum jets and the body's own share of ``W^(0..r)``."""
+    C, V, c, Ic, Pi, W, binom, o = ws.C, ws.V, ws.c, ws.Ic, ws.Pi, ws.W, ws.binom, ws.o
+    mass, g = model.body_mass, model.gravity
     for j in range(C.shape[0]):
-        _body_mass_jets(j, r + 1, mass, com_b, J_b, C, V, binom, c, Ic)
+        _body_mass_jets(j, r + 1, model, C, V, binom, c, Ic)
         m = mass[j]
         for k in range(r + 2):
             _momentum_order(j, k, m, V, c, Ic, binom, Pi)
         for k in range(r + 1):
             for i in range(6):
-                W[k, j, i] = Pi[k + 1, j, i] - Wapp[k, j, i]                  # SPEC §4
-            _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])               # − M^(k) G
+                W[k, j, i] = Pi[k + 1, j, i]                                  # SPEC §4
+            if W_app.shape[0] > 0:
+                shift_wrench_acc(-1.0, W_app[k, j], o, W[k, j])               # − W_app
+            _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                 # − M^(k) G
 
 
-@njit
-def _inward(r, parent, arm, damp, binom, S, q, W, tau):
+@njit(inline=True)
+def _inward(model, ws, q, r, tau):
     """Accumulate children's wrenches (leaves first) and project on the screws."""
+    parent, arm, damp = model.body_parent, model.joint_armature, model.joint_damping
+    S, W, binom = ws.S, ws.W, ws.binom
     for j in range(parent.shape[0] - 1, 0, -1):
         p = parent[j]
         for k in range(r + 1):
@@ -62,47 +74,34 @@ def _inward(r, parent, arm, damp, binom, S, q, W, tau):
             tau[k, j - 1] = acc
 
 
+@njit(inline=True)
+def inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau):
+    """Orders ``0..r`` into ``W0`` and ``tau``; returns a status (SPEC §4)."""
+    status = check_motion(model, C0, Vb, q, r + 2, r + 3)
+    if status != OK:
+        return status
+    if not is_applied(W_app, r + 1, model.body_parent.shape[0]):
+        return BAD_APPLIED
+    set_base(model, ws, C0, Vb, r + 2)
+    kinematics(model, ws, q, r + 1)
+    _outward(model, ws, W_app, r)
+    _inward(model, ws, q, r, tau)
+    for k in range(r + 1):
+        unshift_wrench(ws.W[k, 0], ws.o, W0[k])                               # SPEC §1: back to the world origin
+    if not (_all_finite(W0.reshape(-1)) and _all_finite(tau.reshape(-1))):
+        return NOT_FINITE
+    return OK
+
+
 @njit
-def _inverse_dynamics(parent, Y, H, mass, com_b, J_b, arm, damp, g, F0, Vb, q, Wapp, r,
-                      binom, F, C, S, V, c, Ic, Pi, W, tau):
-    _kinematics(parent, Y, H, F0, Vb, q, r + 1, binom, F, C, S, V)
-    _outward(r, mass, com_b, J_b, g, binom, C, V, Wapp, c, Ic, Pi, W)
-    _inward(r, parent, arm, damp, binom, S, q, W, tau)
+def _inverse_dynamics(model, ws, C0, Vb, q, W_app, r, W0, tau):
+    return inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau)
 
 
-@dataclass(frozen=True)
-class InverseDynamicsResult:
-    """Output of :func:`inverse_dynamics` of order ``r``.
-
-    Attributes
-    ----------
-    base_wrench : (r+1, 6)
-        ``W₀^(k)``, spatial (world frame, moment about the world origin): the
-        wrench the base actuators must apply, or for a fixed base the support
-        reaction.
-    tau : (r+1, n)
-        Joint force jets ``τ^(k)``.
-    body_pose : (N, 4, 4)
-        Body poses ``C_j``.
-    twist, screw : (r+2, N, 6)
-        Jets ``V_j^(k)`` and ``S_j^(k)``.
-    momentum : (r+2, N, 6)
-        Jets of each body's own spatial momentum ``Π_j^(k)``.
-    wrench : (r+1, N, 6)
-        Jets of the wrench ``W_j^(k)`` each joint transmits to its child
-        subtree (row 0 of body 0 is the base wrench).
-    """
-
-    base_wrench: np.ndarray
-    tau: np.ndarray
-    body_pose: np.ndarray
-    twist: np.ndarray
-    screw: np.ndarray
-    momentum: np.ndarray
-    wrench: np.ndarray
+_INVERSE_DYNAMICS = Kernel(_inverse_dynamics)
 
 
-def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None, workspace=None):
+def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, workspace=None):
     """Inverse dynamics and its first ``order`` time derivatives (H-GRNE-FBS).
 
     Parameters
@@ -120,8 +119,7 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None, works
     applied : (order+1, N, 6), optional
         Spatial external wrench jets acting on each body.
     workspace : Workspace, optional
-        Scratch for ``(model, order)``; the result's body jets are then views
-        into it (see :class:`liedyn.Workspace`).
+        Scratch for ``(model, order)`` (see :class:`liedyn.Workspace`).
 
     Returns
     -------
@@ -130,22 +128,28 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, applied=None, works
     Raises
     ------
     ValueError, TypeError
-        Wrong shapes, non-finite values, a non-SE(3) pose, a negative order.
+        Wrong shapes or types, non-finite values, a non-SE(3) pose, a bad
+        order (the message names the argument); inputs so large that the
+        result overflows.
 
     Notes
     -----
     Cost O(N · order²). Order 0 is the Lie-group recursive Newton–Euler
     algorithm.
     """
-    r = check_order(order)
-    C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 2, r + 3)
-    Wapp = check_applied(model, applied, r + 1)
+    r = check_model_order(model, order)
+    C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
+    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
+    W0 = np.empty((r + 1, 6))
     tau = np.empty((r + 1, model.n_joints))
-    _inverse_dynamics(model.body_parent, model.joint_screw, model.body_home, model.body_mass,
-                      model.body_com, model.body_rot_inertia, model.joint_armature,
-                      model.joint_damping, model.gravity, C0 @ model.home_pose_inv, Vb, qj,
-                      Wapp, r, binomials(r + 3), ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.Pi,
-                      ws.W, tau)
-    return InverseDynamicsResult(base_wrench=ws.W[:, 0].copy(), tau=tau, body_pose=ws.C,
-                                 twist=ws.V, screw=ws.S, momentum=ws.Pi, wrench=ws.W)
+    call = ws._acquire()
+    try:
+        status = _INVERSE_DYNAMICS.call(model._data, ws._data, C0, Vb, qj, Wa, r, W0, tau)
+    finally:
+        ws._release()
+    if status != OK:
+        raise_for(status, model, lambda: (
+            check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
+            check_applied_slow(model, applied, r + 1)))
+    return InverseDynamicsResult(ws, call, W0, tau)

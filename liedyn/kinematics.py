@@ -1,28 +1,36 @@
 """Higher-order forward kinematics (SPEC §3, the paper's Algorithm 1).
 
-Glossary
---------
-=========  ===============  ==================================================
-``F_j``    (N, 4, 4)        ``F_{p(j)} exp([Y_j] q_j)``, ``F_0 = C₀ H₀⁻¹``
-``C_j``    (N, 4, 4)        body pose ``F_j H_j`` (``C_0`` is the base pose)
-``S``      (K+1, N, 6)      screw jets ``S_j^(k)``, ``S_j = Ad_{F_j} Y_j``
-``V``      (K+1, N, 6)      twist jets ``V_j^(k)``
-``q``      (K+2, n)         joint jet, row k is ``q^(k)``
-=========  ===============  ==================================================
+Glossary (``model``, ``ws``: the model's and the workspace's compiled handles; SPEC §1)
+-----------------------------------------------------------------
+==============  ===============  =============================================
+``o``           (3,)             reference point: the base origin ``p₀``
+``ws.F``        (N, 4, 4)        ``F_j = F_{p(j)} exp([Y_j] q_j)``, ``F_0 = T(−o) C₀``
+``ws.C``        (N, 4, 4)        body poses ``C_j = F_j H_j``, translated by ``−o``
+``ws.S``        (K+1, N, 6)      screw jets ``S_j^(k)``, ``S_j = Ad_{F_j} Y_j``
+``ws.V``        (K+1, N, 6)      twist jets ``V_j^(k)``
+``q``           (K+2, n)         joint jet, row k is ``q^(k)``
+==============  ===============  =============================================
+
+Every kernel computes about the base origin ``o`` with world axes (SPEC §1,
+"reference point"): the base pose enters as ``T(−o) C₀``, a pure rotation,
+and twist jets as ``Ad_{T(−o)} V``. Moment arms are then the size of the
+robot wherever it is in the world, so the accuracy does not depend on the
+distance from the world origin; outputs are mapped back with one adjoint
+per jet (:mod:`liedyn.results`).
 
 Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 ``S^(k)`` needs ``V^(0..k−1)`` of the same body and ``V^(k)`` needs ``S^(0..k)``.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ._jit import njit
-from ._validate import check_order
-from .se3 import _Ad_into, _ad, _pose_into
-from .workspace import binomials, check_state
-
+from ._checks import (OK, check_motion, check_motion_slow, check_order, motion_args,
+                      raise_for)
+from ._jit import Kernel, njit
+from .model import check_model
+from .results import KinematicsResult, unshift_pose, unshift_twist
+from .se3 import _Ad_into, _ad, _pose_into, shift_twist
+from .workspace import Workspace
 
 @njit(inline=True)
 def _mul44_into(A, B, out):
@@ -59,21 +67,41 @@ def _joint_exp_into(Y, q, out):
     _pose_into(s, k, ex, ey, ez, 1.0, px, py, pz, out)
 
 
-@njit
-def _poses(parent, Y, H, F0, q0, F, C):
-    """Zeroth order: ``F_j``, ``C_j`` for every body (pre-order)."""
-    for i in range(4):
-        for k in range(4):
-            F[0, i, k] = F0[i, k]
-    _mul44_into(F0, H[0], C[0])
-    for j in range(1, parent.shape[0]):
-        _joint_exp_into(Y[j], q0[j - 1], C[j])                    # C_j holds exp([Y_j] q_j) briefly
-        _mul44_into(F[parent[j]], C[j], F[j])                     # SPEC §3: F_j = F_p exp([Y_j] q_j)
-        _mul44_into(F[j], H[j], C[j])                             # SPEC §3: C_j = F_j H_j
+@njit(inline=True)
+def set_base(model, ws, C0, Vb, rows):
+    """``o``, ``F_0 = T(−o) C₀`` and rows ``0..rows−1`` of the base twist jet
+    about ``o`` (zero for a fixed base, which passes an empty ``Vb``)."""
+    o = ws.o
+    F0 = ws.F[0]
+    for i in range(3):
+        o[i] = C0[i, 3]
+        for k in range(3):
+            F0[i, k] = C0[i, k]
+        F0[i, 3] = 0.0
+        F0[3, i] = 0.0
+    F0[3, 3] = 1.0
+    for k in range(rows):
+        if Vb.shape[0] == 0:
+            ws.V[k, 0] = 0.0
+        else:
+            shift_twist(Vb[k], o, ws.V[k, 0])                    # SPEC §1: about o
+        ws.S[k, 0] = 0.0
 
 
 @njit(inline=True)
-def _screw_twist_order(j, p, k, q, binom, S, V):
+def poses(model, ws, q0):
+    """Zeroth order: ``F_j``, ``C_j`` for every body (pre-order)."""
+    Y, H, parent = model.joint_screw, model.body_home, model.body_parent
+    F, C = ws.F, ws.C
+    C[0] = F[0]                                                  # H_0 = I
+    for j in range(1, parent.shape[0]):
+        _joint_exp_into(Y[j], q0[j - 1], C[j])                   # C_j holds exp([Y_j] q_j) briefly
+        _mul44_into(F[parent[j]], C[j], F[j])                    # SPEC §3: F_j = F_p exp([Y_j] q_j)
+        _mul44_into(F[j], H[j], C[j])                            # SPEC §3: C_j = F_j H_j
+
+
+@njit(inline=True)
+def screw_twist_order(j, p, k, q, binom, S, V):
     """``S_j^(k)`` and ``V_j^(k)`` from lower orders and the parent's ``V^(k)``.
 
     ``S_j^(0)`` must already be set; ``V_p^(k)`` must be known.
@@ -102,37 +130,29 @@ def _screw_twist_order(j, p, k, q, binom, S, V):
         V[k, j, i] = acc
 
 
-@njit
-def _kinematics(parent, Y, H, F0, Vb, q, K, binom, F, C, S, V):
-    """Poses and jets ``S^(0..K)``, ``V^(0..K)`` (base twist jet ``Vb``)."""
-    _poses(parent, Y, H, F0, q[0], F, C)
-    for k in range(K + 1):
-        for i in range(6):
-            V[k, 0, i] = Vb[k, i]
-        S[k, 0] = 0.0
+@njit(inline=True)
+def kinematics(model, ws, q, K):
+    """Poses and jets ``S^(0..K)``, ``V^(0..K)`` (base rows set by :func:`set_base`)."""
+    poses(model, ws, q[0])
+    parent, Y = model.body_parent, model.joint_screw
+    F, S, V, binom = ws.F, ws.S, ws.V, ws.binom
     for j in range(1, parent.shape[0]):
-        _Ad_into(F[j], Y[j], S[0, j])                             # SPEC §3: S_j = Ad_{F_j} Y_j
+        _Ad_into(F[j], Y[j], S[0, j])                            # SPEC §3: S_j = Ad_{F_j} Y_j
         for k in range(K + 1):
-            _screw_twist_order(j, parent[j], k, q, binom, S, V)
+            screw_twist_order(j, parent[j], k, q, binom, S, V)
 
 
-@dataclass(frozen=True)
-class KinematicsResult:
-    """Body poses and the jets of body twists and joint screws.
+@njit
+def _forward_kinematics(model, ws, C0, Vb, q, K):
+    status = check_motion(model, C0, Vb, q, K + 1, K + 2)
+    if status != OK:
+        return status
+    set_base(model, ws, C0, Vb, K + 1)
+    kinematics(model, ws, q, K)
+    return OK
 
-    Attributes
-    ----------
-    body_pose : (N, 4, 4)
-        ``C_j``, the pose of each body frame in the world.
-    twist : (order+1, N, 6)
-        ``V_j^(k)``, spatial twists and their derivatives.
-    screw : (order+1, N, 6)
-        ``S_j^(k)``, current joint screws (row 0 of body 0 is zero).
-    """
 
-    body_pose: np.ndarray
-    twist: np.ndarray
-    screw: np.ndarray
+_FORWARD_KINEMATICS = Kernel(_forward_kinematics)
 
 
 def forward_kinematics(model, base_pose, base_twist, q, order):
@@ -144,8 +164,7 @@ def forward_kinematics(model, base_pose, base_twist, q, order):
     base_pose : (4, 4) or None
         Pose of the base frame in the world; ``None`` uses ``model.home_pose``.
     base_twist : (order+1, 6) or None
-        Base twist jet ``V₀^(0..order)``; ``None`` (required for a fixed base)
-        means zero.
+        Spatial base twist jet ``V₀^(0..order)``; ``None`` for a fixed base.
     q : (order+2, n)
         Joint jet ``q^(0..order+1)``.
     order : int ≥ 0
@@ -154,14 +173,15 @@ def forward_kinematics(model, base_pose, base_twist, q, order):
     -------
     KinematicsResult
     """
+    check_model(model)
     K = check_order(order)
-    C0, Vb, qj = check_state(model, base_pose, base_twist, q, K + 1, K + 2)
-    N = model.n_bodies
-    F = np.empty((N, 4, 4))
-    C = np.empty((N, 4, 4))
-    S = np.empty((K + 1, N, 6))
-    V = np.empty((K + 1, N, 6))
-    F0 = C0 @ model.home_pose_inv
-    _kinematics(model.body_parent, model.joint_screw, model.body_home, F0, Vb, qj, K,
-                binomials(K + 2), F, C, S, V)
-    return KinematicsResult(body_pose=C, twist=V, screw=S)
+    C0, Vb, qj = motion_args(model, base_pose, base_twist, q, K + 1, K + 2)
+    ws = Workspace._fresh(model, K)
+    status = _FORWARD_KINEMATICS.call(model._data, ws._data, C0, Vb, qj, K)
+    raise_for(status, model, lambda: check_motion_slow(model, base_pose, base_twist, q,
+                                                       K + 1, K + 2))
+    return KinematicsResult(body_pose=unshift_pose(ws.C, ws.o),
+                            twist=unshift_twist(ws.V[:K + 1], ws.o),
+                            screw=unshift_twist(ws.S[:K + 1], ws.o))
+
+

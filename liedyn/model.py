@@ -1,20 +1,25 @@
-"""The model: a validated tree of rigid bodies stored as flat arrays (SPEC §2).
+"""The model: a validated tree of rigid bodies, built once and then frozen
+(SPEC §2).
 
-A :class:`Model` is built once with :meth:`Model.add_body` and afterwards only
-read. Everything the recursions need is a float64 or int64 array indexed by
-body (``body_parent``, ``joint_screw``, ``body_mass``, …); per-call scratch lives
-elsewhere (see :mod:`liedyn.workspace`).
+A :class:`ModelBuilder` takes bodies (and named frames) one by one, checks
+and copies every input, and :meth:`ModelBuilder.build` packs them into a
+:class:`Model`: read-only float64 and int64 arrays indexed by body, plus the
+compiled handle the kernels read them through. A built model never changes;
+per-call scratch lives in a :class:`liedyn.Workspace`.
 
 Indexing
 --------
 Body 0 is the base. Bodies are numbered in the order they are added, and a
-parent must exist before its child, so ``parent[j] < j``: increasing index is a
-pre-order (parents first) and decreasing index a post-order (children first).
-Joint ``j`` moves body ``j`` relative to its parent; its column in joint-space
-arrays (``q``, ``tau``) is ``j − 1``. There are ``n = N − 1`` joints.
+parent must exist before its child, so ``body_parent[j] < j``: increasing
+index is a pre-order (parents first) and decreasing index a post-order
+(children first). Joint ``j`` moves body ``j`` relative to its parent; its
+column in joint-space arrays (``q``, ``tau``) is ``j − 1``. There are
+``n = N − 1`` joints. Every body is also a frame (frames ``0..N−1``); frames
+added with :meth:`ModelBuilder.add_frame` follow.
 
-Array fields (``N`` bodies)
----------------------------
+Array fields (``N`` bodies, ``F`` frames; per-joint arrays are indexed by body
+and row 0, the base, holds no joint)
+-----------------------------------------------------------------------------
 =====================  ============  ===========================================
 ``body_parent``        (N,) int64    parent index, −1 for the base
 ``joint_type``         (N,) int64    ``JOINT_NONE``, ``JOINT_REVOLUTE``, ``JOINT_PRISMATIC``
@@ -22,23 +27,33 @@ Array fields (``N`` bodies)
 ``joint_point``        (N, 3)        a point on a revolute axis, body frame
 ``joint_armature``     (N,)          reflected rotor inertia ``I_a``
 ``joint_damping``      (N,)          viscous damping ``b``
+``joint_lower``        (N,)          lower position limit (``−inf``: none)
+``joint_upper``        (N,)          upper position limit (``+inf``: none)
 ``body_origin``        (N, 4, 4)     ``A_j``: body frame in parent frame at q = 0
-``body_home``          (N, 4, 4)     ``H_j = H_{p(j)} A_j``
-``home_pose_inv``      (4, 4)        ``H₀⁻¹``
-``joint_screw``        (N, 6)        ``Y_j``, world frame at home (row 0 zero)
+                                     (``A_0``: the base's home pose in the world)
+``body_home``          (N, 4, 4)     ``H_j = H_{p(j)} A_j`` with ``H_0 = I``:
+                                     body frame in the base frame at q = 0
+``joint_screw``        (N, 6)        ``Y_j``: joint screw in the base frame at
+                                     q = 0 (row 0 zero)
 ``body_inertia``       (N, 6, 6)     ``Mᵇ_j``, body frame, angular first
-``body_mass``          (N,)          ``m_j``
+``body_mass``          (N,)          ``m_j`` (zero for a massless body)
 ``body_com``           (N, 3)        centre of mass in the body frame
 ``body_rot_inertia``   (N, 3, 3)     rotational inertia about the CoM, body axes
+``frame_body``         (F,) int64    body a frame is fixed on
+``frame_offset``       (F, 4, 4)     frame pose in its body's frame
+``home_pose``          (4, 4)        ``A_0``: the base pose used for ``base_pose=None``
+``gravity``            (3,)          gravitational acceleration ``g⃗``, world frame
 =====================  ============  ===========================================
 """
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import se3
-from ._validate import as_array, check_pose
+from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_type
+from ._data import ModelData
 
 JOINT_NONE, JOINT_REVOLUTE, JOINT_PRISMATIC = 0, 1, 2
 
@@ -54,67 +69,111 @@ def _unit_axis(axis, name):
     return a / n
 
 
-def _check_scalar(x, name, nonneg=True):
-    x = float(as_array(x, name, shape=()))
-    if nonneg and x < 0.0:
-        raise ValueError(f"{name}: must be non-negative, got {x}")
-    return x
+def _nonneg(x, name):
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a real number, got bool")
+    v = float(as_array(x, name, shape=()))
+    if v < 0.0:
+        raise ValueError(f"{name}: must be non-negative, got {v}")
+    return v
+
+
+def _limit(x, name):
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a real number, got bool")
+    v = float(as_array(x, name, shape=(), allow_nonfinite=True))
+    if np.isnan(v):
+        raise ValueError(f"{name}: must not be NaN")
+    return v
+
+
+def _joint_fields(self, prismatic):
+    object.__setattr__(self, "axis", _unit_axis(self.axis, "axis"))
+    if not prismatic:
+        object.__setattr__(self, "point", as_array(self.point, "point", shape=(3,)).copy())
+    if self.name is not None and (not isinstance(self.name, str) or not self.name):
+        raise TypeError(f"name: expected a non-empty str or None, got {self.name!r}")
+    object.__setattr__(self, "armature", _nonneg(self.armature, "armature"))
+    object.__setattr__(self, "damping", _nonneg(self.damping, "damping"))
+    lo, hi = _limit(self.lower, "lower"), _limit(self.upper, "upper")
+    if lo > hi:
+        raise ValueError(f"lower: must not exceed upper, got lower={lo}, upper={hi}")
+    object.__setattr__(self, "lower", lo)
+    object.__setattr__(self, "upper", hi)
+    for a in ("axis", "point"):
+        if hasattr(self, a):
+            getattr(self, a).setflags(write=False)
 
 
 @dataclass(frozen=True)
 class Revolute:
     """Revolute joint about ``axis`` through ``point`` (both in the child body's
-    frame). ``armature`` is the reflected rotor inertia, ``damping`` the
-    viscous coefficient (joint torque ``−damping · q̇``)."""
+    frame). ``name`` defaults to the child body's name; ``armature`` is the
+    reflected rotor inertia, ``damping`` the viscous coefficient (joint
+    torque ``−damping · q̇``); ``lower``/``upper`` are position limits (rad),
+    used by inverse kinematics, not by the dynamics."""
 
     axis: np.ndarray
     point: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    armature: float = 0.0
-    damping: float = 0.0
+    name: str = field(default=None, kw_only=True)
+    armature: float = field(default=0.0, kw_only=True)
+    damping: float = field(default=0.0, kw_only=True)
+    lower: float = field(default=-np.inf, kw_only=True)
+    upper: float = field(default=np.inf, kw_only=True)
 
     def __post_init__(self):
-        object.__setattr__(self, "axis", _unit_axis(self.axis, "axis"))
-        object.__setattr__(self, "point", as_array(self.point, "point", shape=(3,)))
-        object.__setattr__(self, "armature", _check_scalar(self.armature, "armature"))
-        object.__setattr__(self, "damping", _check_scalar(self.damping, "damping"))
+        _joint_fields(self, prismatic=False)
 
 
 @dataclass(frozen=True)
 class Prismatic:
-    """Prismatic joint along ``axis`` (child body's frame)."""
+    """Prismatic joint along ``axis`` (child body's frame); keywords as
+    :class:`Revolute` (limits in metres)."""
 
     axis: np.ndarray
-    armature: float = 0.0
-    damping: float = 0.0
+    name: str = field(default=None, kw_only=True)
+    armature: float = field(default=0.0, kw_only=True)
+    damping: float = field(default=0.0, kw_only=True)
+    lower: float = field(default=-np.inf, kw_only=True)
+    upper: float = field(default=np.inf, kw_only=True)
 
     def __post_init__(self):
-        object.__setattr__(self, "axis", _unit_axis(self.axis, "axis"))
-        object.__setattr__(self, "armature", _check_scalar(self.armature, "armature"))
-        object.__setattr__(self, "damping", _check_scalar(self.damping, "damping"))
+        _joint_fields(self, prismatic=True)
 
 
-def check_inertia(Mb, name="inertia", allow_zero=False):
-    """Split a 6×6 body inertia into ``(mass, com, J_c)`` after checking that it
-    is physical: symmetric, lower-right block ``m I₃`` with ``m > 0``, the
-    coupling block ``m ĉ`` skew, and ``J_c`` symmetric positive semi-definite
-    with principal moments obeying the triangle inequality (equality, as for
-    point masses and thin rods, is allowed)."""
+def check_inertia(Mb, name="inertia"):
+    """Split a 6×6 body inertia into ``(mass, com, J_c)`` after checking that
+    the algorithms can use it: symmetric, lower-right block ``m I₃`` with
+    ``m ≥ 0``, the coupling block ``m ĉ`` skew, and ``J_c`` symmetric positive
+    semi-definite. The zero matrix is a massless body.
+
+    Inertias that are usable but that no rigid body has (principal moments
+    breaking the triangle inequality ``J1 + J2 ≥ J3``, or rotational inertia
+    without mass, both common in robot description files) are accepted with
+    a ``RuntimeWarning`` naming ``name``.
+    """
     Mb = as_array(Mb, name, shape=(6, 6))
-    scale = max(np.max(np.abs(Mb)), 1e-300)
-    tol = INERTIA_RTOL * scale
-    if allow_zero and np.max(np.abs(Mb)) == 0.0:
+    scale = np.max(np.abs(Mb))
+    if scale == 0.0:
         return 0.0, np.zeros(3), np.zeros((3, 3))
+    tol = INERTIA_RTOL * scale
     if np.max(np.abs(Mb - Mb.T)) > tol:
         raise ValueError(f"{name}: spatial inertia must be symmetric")
     m = np.trace(Mb[3:, 3:]) / 3.0
-    if not m > 0.0:
-        raise ValueError(f"{name}: mass must be positive, got {m}")
+    if m < -tol:
+        raise ValueError(f"{name}: mass must be non-negative, got {m}")
+    m = max(m, 0.0)
     if np.max(np.abs(Mb[3:, 3:] - m * np.eye(3))) > tol:
         raise ValueError(f"{name}: lower-right block must be mass · I₃")
     mc = Mb[:3, 3:]
     if np.max(np.abs(mc + mc.T)) > tol:
         raise ValueError(f"{name}: upper-right block must be m ĉ (skew-symmetric)")
-    com = se3.vee(0.5 * (mc - mc.T)) / m
+    if m > tol:
+        com = se3.vee(0.5 * (mc - mc.T)) / m
+    elif np.max(np.abs(mc)) > tol:
+        raise ValueError(f"{name}: a body without mass has no first moment (m ĉ must be zero)")
+    else:
+        m, com = 0.0, np.zeros(3)
     C = se3.hat(com)
     J = Mb[:3, :3] - m * C @ C.T
     J = 0.5 * (J + J.T)
@@ -122,20 +181,35 @@ def check_inertia(Mb, name="inertia", allow_zero=False):
     if lam[0] < -tol:
         raise ValueError(f"{name}: rotational inertia about the CoM is not positive "
                          f"semi-definite (principal moments {lam})")
-    if lam[0] + lam[1] < lam[2] - tol:
-        raise ValueError(f"{name}: principal moments {lam} violate the triangle "
-                         f"inequality J1 + J2 ≥ J3")
+    if m == 0.0:
+        warnings.warn(f"{name}: rotational inertia without mass (principal moments {lam}); "
+                      f"no rigid body has it, accepted as given", RuntimeWarning, stacklevel=3)
+    elif lam[0] + lam[1] < lam[2] - tol:
+        warnings.warn(f"{name}: principal moments {lam} break the triangle inequality "
+                      f"J1 + J2 ≥ J3, so no rigid body has them; accepted as given",
+                      RuntimeWarning, stacklevel=3)
     return m, com, J
 
 
-def _frozen(a):
-    a = np.ascontiguousarray(a)
-    a.setflags(write=False)
-    return a
+def _check_name(name, arg="name"):
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{arg}: expected a non-empty str, got {name!r}")
+    return name
 
 
-class Model:
-    """A rigid-body tree with a floating or fixed base.
+@dataclass(frozen=True)
+class _Body:
+    name: str
+    parent: int
+    joint: object
+    origin: np.ndarray
+    mass: float
+    com: np.ndarray
+    rot_inertia: np.ndarray
+
+
+class ModelBuilder:
+    """Collects bodies and frames; :meth:`build` returns the frozen :class:`Model`.
 
     Parameters
     ----------
@@ -145,20 +219,24 @@ class Model:
         is then the support reaction.
     gravity : (3,)
         Gravitational acceleration in the world frame.
+
+    Every argument is checked and copied when it is given: changing an array
+    afterwards does not change the builder or any model built from it.
     """
 
     def __init__(self, floating_base=True, gravity=(0.0, 0.0, -9.81)):
         if not isinstance(floating_base, (bool, np.bool_)):
             raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
-        self.floating_base = bool(floating_base)
-        g = as_array(gravity, "gravity", shape=(3,))
-        self.gravity = _frozen(g)
-        self.gravity_twist = _frozen(np.concatenate([np.zeros(3), g]))   # SPEC §1: G
-        self._names = []
-        self._index = {}
-        self._rows = []   # per body: (parent, jtype, axis, point, arm, damp, A, Mb, m, com, J)
+        self._floating_base = bool(floating_base)
+        self._gravity = as_array(gravity, "gravity", shape=(3,)).copy()
+        self._bodies = []
+        self._frames = []          # (name, body index, offset)
+        self._names = {}           # body and frame names -> ("body" | "frame", index)
+        self._joint_names = set()
 
-    # -- construction ---------------------------------------------------------
+    @property
+    def n_bodies(self):
+        return len(self._bodies)
 
     def add_body(self, name, parent, joint, origin=None, inertia=None):
         """Add a body and return its index.
@@ -166,7 +244,7 @@ class Model:
         Parameters
         ----------
         name : str
-            Unique name.
+            Unique among bodies and frames.
         parent : str | int | None
             Parent body name or index; ``None`` only for the first body (the base).
         joint : Revolute | Prismatic | None
@@ -175,134 +253,194 @@ class Model:
             Pose of this body's frame in its parent's frame at ``q = 0``
             (identity if omitted). For the base, its home pose in the world,
             used when a call passes ``base_pose=None``.
-        inertia : (6, 6)
+        inertia : (6, 6), optional
             Body inertia ``Mᵇ`` in the body frame, angular first
-            (see :func:`liedyn.se3.spatial_inertia`). ``None`` only for the
-            base of a fixed-base model.
+            (see :func:`liedyn.se3.spatial_inertia`); zero or ``None`` for a
+            massless body. A floating base needs a non-zero inertia or
+            massive descendants (forward dynamics says so if not).
         """
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"name: expected a non-empty str, got {name!r}")
-        if name in self._index:
-            raise ValueError(f"name: a body called {name!r} already exists")
-        A = np.eye(4) if origin is None else check_pose(origin, "origin")
-        is_base = not self._rows
-        if is_base:
+        _check_name(name)
+        if name in self._names:
+            raise ValueError(f"name: a body or frame called {name!r} already exists")
+        A = np.eye(4) if origin is None else check_pose(origin, "origin").copy()
+        if not self._bodies:
             if parent is not None:
-                raise ValueError(f"parent: the first body is the base and takes parent=None, got {parent!r}")
+                raise ValueError(f"parent: the first body is the base and takes parent=None, "
+                                 f"got {parent!r}")
             if joint is not None:
                 raise ValueError("joint: the base takes joint=None")
-            if inertia is None and self.floating_base:
-                raise ValueError("inertia: a floating base needs an inertia")
-            pidx, jtype, axis, point, arm, damp = -1, JOINT_NONE, np.zeros(3), np.zeros(3), 0.0, 0.0
+            pidx = -1
         else:
             if parent is None:
-                raise ValueError(f"parent: the model already has base {self._names[0]!r}; "
+                raise ValueError(f"parent: the model already has base {self._bodies[0].name!r}; "
                                  f"body {name!r} needs a parent")
-            pidx = self._resolve(parent)
-            if isinstance(joint, Revolute):
-                jtype, point = JOINT_REVOLUTE, joint.point
-            elif isinstance(joint, Prismatic):
-                jtype, point = JOINT_PRISMATIC, np.zeros(3)
-            else:
+            pidx = self._resolve(parent, "parent")
+            if not isinstance(joint, (Revolute, Prismatic)):
                 raise TypeError(f"joint: expected Revolute or Prismatic for body {name!r}, "
                                 f"got {type(joint).__name__}")
-            axis, arm, damp = joint.axis, joint.armature, joint.damping
-            if inertia is None:
-                raise ValueError(f"inertia: body {name!r} needs a 6×6 inertia")
-        m, com, J = check_inertia(np.zeros((6, 6)) if inertia is None else inertia,
-                                  "inertia", allow_zero=is_base and not self.floating_base)
-        Mb = se3.spatial_inertia(m, com, J)
-        self._index[name] = len(self._names)
-        self._names.append(name)
-        self._rows.append((pidx, jtype, axis, point, arm, damp, A, Mb, m, com, J))
-        for name in self._ARRAYS:          # rebuilt on next access: building a tree stays O(N)
-            self.__dict__.pop(name, None)
-        return len(self._names) - 1
+            jname = joint.name or name
+            if jname in self._joint_names:
+                raise ValueError(f"joint: a joint called {jname!r} already exists")
+        m, com, J = (0.0, np.zeros(3), np.zeros((3, 3))) if inertia is None else \
+            check_inertia(inertia, "inertia")
+        if joint is not None:
+            self._joint_names.add(joint.name or name)
+        self._names[name] = ("body", len(self._bodies))
+        self._bodies.append(_Body(name, pidx, joint, A, m, com, J))
+        return len(self._bodies) - 1
 
-    def _resolve(self, body, arg="parent"):
+    def add_frame(self, name, body, offset=None):
+        """Add a named frame fixed on ``body`` (name or index) at ``offset``
+        (its pose in the body's frame; identity if omitted). Returns the
+        frame's index (bodies are frames ``0..N−1``)."""
+        _check_name(name)
+        if name in self._names:
+            raise ValueError(f"name: a body or frame called {name!r} already exists")
+        b = self._resolve(body, "body")
+        X = np.eye(4) if offset is None else check_pose(offset, "offset").copy()
+        self._names[name] = ("frame", len(self._frames))
+        self._frames.append((name, b, X))
+        return len(self._bodies) + len(self._frames) - 1
+
+    def _resolve(self, body, arg):
         if isinstance(body, str):
-            if body not in self._index:
+            kind, i = self._names.get(body, (None, None))
+            if kind != "body":
                 raise ValueError(f"{arg}: unknown body {body!r}")
-            return self._index[body]
-        if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
-            if not 0 <= body < len(self._names):
-                raise ValueError(f"{arg}: index {body} out of range [0, {len(self._names)})")
+            return i
+        if isinstance(body, (int, np.integer)) and not isinstance(body, (bool, np.bool_)):
+            if not 0 <= body < len(self._bodies):
+                raise ValueError(f"{arg}: index {body} out of range [0, {len(self._bodies)})")
             return int(body)
         raise TypeError(f"{arg}: expected a body name or index, got {type(body).__name__}")
 
-    _ARRAYS = ("body_parent", "joint_type", "joint_axis", "joint_point", "joint_armature",
-               "joint_damping", "body_origin", "body_inertia", "body_mass", "body_com",
-               "body_rot_inertia", "body_home", "home_pose_inv", "joint_screw", "preorder",
-               "postorder")
+    def build(self):
+        """The frozen :class:`Model` of the bodies and frames added so far."""
+        if not self._bodies:
+            raise ValueError("model: has no bodies; add a base with add_body(name, None, None, ...)")
+        return Model._pack(self._floating_base, self._gravity, tuple(self._bodies),
+                           tuple(self._frames))
 
-    def __getattr__(self, name):
-        # Only reached when the flat arrays are not built yet (or a body was
-        # added since): build them all once, then they are plain attributes.
-        if name in Model._ARRAYS and "_rows" in self.__dict__:
-            self._build()
-            return self.__dict__[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _build(self):
-        rows = self._rows
-        N = len(rows)
-        col = lambda i, shape: np.array([r[i] for r in rows], dtype=float).reshape((N,) + shape)
-        self.body_parent = _frozen(np.array([r[0] for r in rows], dtype=np.int64))
-        self.joint_type = _frozen(np.array([r[1] for r in rows], dtype=np.int64))
-        self.joint_axis = _frozen(col(2, (3,)))
-        self.joint_point = _frozen(col(3, (3,)))
-        self.joint_armature = _frozen(col(4, ()))
-        self.joint_damping = _frozen(col(5, ()))
-        self.body_origin = _frozen(col(6, (4, 4)))
-        self.body_inertia = _frozen(col(7, (6, 6)))
-        self.body_mass = _frozen(col(8, ()))
-        self.body_com = _frozen(col(9, (3,)))
-        self.body_rot_inertia = _frozen(col(10, (3, 3)))
+def _frozen(a):
+    a = np.array(a)                      # a copy this model owns
+    a.setflags(write=False)
+    return a
+
+
+class Model:
+    """A frozen rigid-body tree with a floating or fixed base.
+
+    Built by :meth:`ModelBuilder.build` (or a loader such as
+    :func:`liedyn.load_urdf`); its fields are listed in the module docstring
+    of :mod:`liedyn.model`. Arrays are read-only and nothing can be set.
+    """
+
+    __slots__ = ("floating_base", "gravity", "body_names", "joint_names", "frame_names",
+                 "body_parent", "joint_type", "joint_axis", "joint_point", "joint_armature",
+                 "joint_damping", "joint_lower", "joint_upper", "body_origin", "body_home",
+                 "joint_screw", "body_inertia", "body_mass", "body_com", "body_rot_inertia",
+                 "frame_body", "frame_offset", "home_pose", "n_bodies", "n_joints", "nv",
+                 "n_frames", "_index", "_spec", "_data", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("Model: build a model with liedyn.ModelBuilder(...).build() "
+                        "or liedyn.load_urdf(...)")
+
+    @classmethod
+    def _pack(cls, floating_base, gravity, bodies, frames):
+        self = object.__new__(cls)
+        N = len(bodies)
+        put = lambda k, v: object.__setattr__(self, k, v)     # noqa: E731 (only here)
+        put("_spec", (floating_base, gravity.copy(), bodies, frames))
+        put("floating_base", floating_base)
+        put("n_bodies", N)                                 # N, bodies including the base
+        put("n_joints", N - 1)                             # n = N − 1
+        put("nv", N - 1 + (6 if floating_base else 0))     # size of ν: 6 + n floating, n fixed
+        put("n_frames", N + len(frames))
+        put("gravity", _frozen(gravity))
+        put("body_names", tuple(b.name for b in bodies))
+        put("joint_names", tuple(b.joint.name or b.name for b in bodies[1:]))
+        put("frame_names", tuple(b.name for b in bodies) + tuple(f[0] for f in frames))
+        jtype = [JOINT_NONE if b.joint is None else
+                 JOINT_REVOLUTE if isinstance(b.joint, Revolute) else JOINT_PRISMATIC
+                 for b in bodies]
+        zero3 = np.zeros(3)
+        axis = [zero3 if b.joint is None else b.joint.axis for b in bodies]
+        point = [getattr(b.joint, "point", zero3) for b in bodies]
+        joint = [b.joint for b in bodies]
+        put("body_parent", _frozen(np.array([b.parent for b in bodies], dtype=np.int64)))
+        put("joint_type", _frozen(np.array(jtype, dtype=np.int64)))
+        put("joint_axis", _frozen(np.array(axis, dtype=float).reshape(N, 3)))
+        put("joint_point", _frozen(np.array(point, dtype=float).reshape(N, 3)))
+        for f, default in (("armature", 0.0), ("damping", 0.0), ("lower", -np.inf),
+                           ("upper", np.inf)):
+            put("joint_" + f, _frozen([default if j is None else getattr(j, f) for j in joint]))
+        A = np.array([b.origin for b in bodies]).reshape(N, 4, 4)
+        put("body_origin", _frozen(A))
+        put("home_pose", _frozen(A[0]))
+        mass = np.array([b.mass for b in bodies], dtype=float)
+        com = np.array([b.com for b in bodies], dtype=float).reshape(N, 3)
+        J = np.array([b.rot_inertia for b in bodies], dtype=float).reshape(N, 3, 3)
+        put("body_mass", _frozen(mass))
+        put("body_com", _frozen(com))
+        put("body_rot_inertia", _frozen(J))
+        put("body_inertia", _frozen([se3.spatial_inertia(m, c, j) for m, c, j in zip(mass, com, J)]))
         H = np.empty((N, 4, 4))
         Y = np.zeros((N, 6))
-        for j in range(N):
-            p = rows[j][0]
-            H[j] = self.body_origin[j] if p < 0 else H[p] @ self.body_origin[j]
-            if self.joint_type[j] == JOINT_REVOLUTE:
-                Y[j] = se3.Ad(H[j]) @ np.concatenate([self.joint_axis[j],
-                                                      np.cross(self.joint_point[j], self.joint_axis[j])])
-            elif self.joint_type[j] == JOINT_PRISMATIC:
-                Y[j] = se3.Ad(H[j]) @ np.concatenate([np.zeros(3), self.joint_axis[j]])
-        self.body_home = _frozen(H)
-        self.home_pose_inv = _frozen(se3.inv(H[0]) if N else np.eye(4))
-        self.joint_screw = _frozen(Y)
-        self.preorder = _frozen(np.arange(N, dtype=np.int64))
-        self.postorder = _frozen(np.arange(N - 1, -1, -1, dtype=np.int64))
+        H[0] = np.eye(4)                                   # SPEC §2: H_0 = I (base frame)
+        for j in range(1, N):
+            H[j] = H[bodies[j].parent] @ A[j]              # SPEC §2: H_j = H_p A_j
+            e = self.joint_axis[j]
+            y = (np.concatenate([e, np.cross(self.joint_point[j], e)])
+                 if jtype[j] == JOINT_REVOLUTE else np.concatenate([zero3, e]))
+            Y[j] = se3.Ad(H[j]) @ y                        # SPEC §2: Y_j = Ad_{H_j} y_j
+        put("body_home", _frozen(H))
+        put("joint_screw", _frozen(Y))
+        put("frame_body", _frozen(np.array(list(range(N)) + [f[1] for f in frames],
+                                           dtype=np.int64)))
+        put("frame_offset", _frozen(np.array([np.eye(4)] * N + [f[2] for f in frames])
+                                    .reshape(N + len(frames), 4, 4)))
+        index = {("body", nm): i for i, nm in enumerate(self.body_names)}
+        index.update({("joint", nm): i for i, nm in enumerate(self.joint_names)})
+        index.update({("frame", nm): i for i, nm in enumerate(self.frame_names)})
+        put("_index", index)
+        put("_data", ModelData(np.bool_(floating_base), self.body_parent, self.joint_screw,
+                               self.body_home, self.body_mass, self.body_com,
+                               self.body_rot_inertia, self.joint_armature, self.joint_damping,
+                               self.gravity))
+        return self
 
-    # -- read-only views ------------------------------------------------------
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Model is frozen: cannot set {name!r} (build a new model instead)")
 
-    @property
-    def n_bodies(self):
-        """``N``, the number of bodies including the base."""
-        return len(self._names)
+    def __delattr__(self, name):
+        raise AttributeError(f"Model is frozen: cannot delete {name!r}")
 
-    @property
-    def n_joints(self):
-        """``n = N − 1``."""
-        return max(len(self._names) - 1, 0)
+    def __reduce__(self):
+        return (_unpickle, self._spec)
 
-    @property
-    def nv(self):
-        """Size of the generalised velocity: ``6 + n`` floating, ``n`` fixed."""
-        return self.n_joints + (6 if self.floating_base else 0)
+    # -- sizes and lookups ----------------------------------------------------
 
-    @property
-    def body_names(self):
-        return tuple(self._names)
+    def _lookup(self, kind, name, arg):
+        if not isinstance(name, str):
+            raise TypeError(f"{arg}: expected a {kind} name (str), got {type(name).__name__}")
+        try:
+            return self._index[(kind, name)]
+        except KeyError:
+            raise ValueError(f"{arg}: unknown {kind} {name!r}") from None
 
     def body_index(self, name):
         """Index of the body called ``name``."""
-        return self._resolve(name, "name")
+        return self._lookup("body", name, "name")
 
-    @property
-    def home_pose(self):
-        """``H₀``: the base pose used when a call passes ``base_pose=None``."""
-        return self.body_home[0]
+    def joint_index(self, name):
+        """Column in ``q``/``tau`` of the joint called ``name``."""
+        return self._lookup("joint", name, "name")
+
+    def frame_index(self, name):
+        """Index of the frame (body or added frame) called ``name``."""
+        return self._lookup("frame", name, "name")
 
     def children(self, j):
         """Indices of the children of body ``j``."""
@@ -316,10 +454,24 @@ class Model:
             j = int(self.body_parent[j])
         return np.array(out, dtype=np.int64)
 
-    def require_bodies(self):
-        if not self._rows:
-            raise ValueError("model: has no bodies; add a base with add_body(name, None, None, ...)")
-
     def __repr__(self):
         kind = "floating" if self.floating_base else "fixed"
         return f"Model({kind} base, {self.n_bodies} bodies, {self.n_joints} joints)"
+
+
+def _unpickle(floating_base, gravity, bodies, frames):
+    return Model._pack(floating_base, gravity, bodies, frames)
+
+
+def check_model(model, name="model"):
+    """``model`` itself if it is a built :class:`Model`."""
+    return check_type(model, Model, name, "a liedyn.Model (from ModelBuilder(...).build())")
+
+
+def check_model_order(model, order):
+    """The ``(model, order)`` every algorithm starts from; returns the order."""
+    if type(model) is not Model:
+        check_model(model)
+    if type(order) is int and 0 <= order <= MAX_ORDER:
+        return order
+    return check_order(order)

@@ -29,7 +29,7 @@ the recursions call those.
 import numpy as np
 
 from ._jit import njit
-from ._validate import as_array, check_pose, check_rotation, check_twist
+from ._checks import as_array, check_pose, check_rotation, check_twist
 
 __all__ = [
     "hat", "vee", "exp", "log", "exp_so3", "log_so3", "Ad", "ad", "coad",
@@ -161,6 +161,55 @@ def _inv_into(C, out):
         out[i, 3] = -(C[0, i] * C[0, 3] + C[1, i] * C[1, 3] + C[2, i] * C[2, 3])
         out[3, i] = 0.0
     out[3, 3] = 1.0
+
+
+@njit(inline=True)
+def shift_twist(V, o, out):
+    """``out = Ad_{T(−o)} V = (ω, v + ω × o)``: a twist about the world origin
+    taken about ``o``."""
+    out[0], out[1], out[2] = V[0], V[1], V[2]
+    out[3] = V[3] + V[1] * o[2] - V[2] * o[1]
+    out[4] = V[4] + V[2] * o[0] - V[0] * o[2]
+    out[5] = V[5] + V[0] * o[1] - V[1] * o[0]
+
+
+@njit(inline=True)
+def unshift_twist(V, o, out):
+    """``out = Ad_{T(−o)}^{−1} V = (ω, v − ω × o)``: back about the world origin."""
+    out[0], out[1], out[2] = V[0], V[1], V[2]
+    out[3] = V[3] - (V[1] * o[2] - V[2] * o[1])
+    out[4] = V[4] - (V[2] * o[0] - V[0] * o[2])
+    out[5] = V[5] - (V[0] * o[1] - V[1] * o[0])
+
+
+@njit(inline=True)
+def shift_wrench(W, o, out):
+    """``out = Ad_{T(−o)}^{−T} W = (m − o × f, f)``: a wrench about the world
+    origin taken about ``o``."""
+    out[0] = W[0] - (o[1] * W[5] - o[2] * W[4])
+    out[1] = W[1] - (o[2] * W[3] - o[0] * W[5])
+    out[2] = W[2] - (o[0] * W[4] - o[1] * W[3])
+    out[3], out[4], out[5] = W[3], W[4], W[5]
+
+
+@njit(inline=True)
+def shift_wrench_acc(s, W, o, out):
+    """``out += s · Ad_{T(−o)}^{−T} W = s · (m − o × f, f)``."""
+    out[0] += s * (W[0] - (o[1] * W[5] - o[2] * W[4]))
+    out[1] += s * (W[1] - (o[2] * W[3] - o[0] * W[5]))
+    out[2] += s * (W[2] - (o[0] * W[4] - o[1] * W[3]))
+    out[3] += s * W[3]
+    out[4] += s * W[4]
+    out[5] += s * W[5]
+
+
+@njit(inline=True)
+def unshift_wrench(W, o, out):
+    """``out = Ad_{T(−o)}ᵀ W = (m + o × f, f)``: back about the world origin."""
+    out[0] = W[0] + (o[1] * W[5] - o[2] * W[4])
+    out[1] = W[1] + (o[2] * W[3] - o[0] * W[5])
+    out[2] = W[2] + (o[0] * W[4] - o[1] * W[3])
+    out[3], out[4], out[5] = W[3], W[4], W[5]
 
 
 # ------------------------------------------------------------- public API --

@@ -1,11 +1,35 @@
-"""Per-call inputs, checked once at the boundary; scratch memory reused across
-calls; shared small tables."""
+"""Scratch memory for one ``(model, order)``, reused call after call, and the
+binomial tables the recursions share.
+
+Fields (``N`` bodies, ``r`` the order; SPEC §1 gives the symbols)
+-----------------------------------------------------------------
+=========  ===============  ====================================================
+``binom``  (r+4, r+4)       ``C(i, k)``, read-only
+``o``      (3,)             reference point of the call (the base origin,
+                            world frame): the kernels compute about it
+``F``      (N, 4, 4)        ``F_j`` (translated by ``−o``)
+``C``      (N, 4, 4)        body poses ``C_j`` (translated by ``−o``)
+``S``      (r+2, N, 6)      screw jets ``S_j^(k)`` about ``o``
+``V``      (r+2, N, 6)      twist jets ``V_j^(k)`` about ``o``
+``c``      (r+3, N, 3)      centre-of-mass jets ``c_j^(k)`` relative to ``o``
+``Ic``     (r+2, N, 3, 3)   rotational inertia jets about the CoM, world axes
+``Pi``     (r+2, N, 6)      momentum jets ``Π_j^(k)`` about ``o``
+``W``      (r+1, N, 6)      wrench jets ``W_j^(k)`` about ``o``
+``MA``     (N, 6, 6)        articulated inertias ``M^A_j`` about ``o``
+``U``      (N, 6)           ``U_j = M^A_j S_j``
+``D``      (N,)             pivots ``D_j``
+``L``      (6, 6)           Cholesky factor of ``M^A_0``
+=========  ===============  ====================================================
+"""
 
 from functools import lru_cache
 
 import numpy as np
 
-from ._validate import _state_ok, as_array, check_order, check_pose, check_twist, plain
+from ._checks import check_order, check_type
+from ._data import WorkspaceData
+from ._jit import Kernel, njit
+from .model import check_model
 
 
 @lru_cache(maxsize=None)
@@ -24,119 +48,141 @@ def binomials(n):
     return _binomials(int(n))
 
 
-def check_jet(x, name, shape):
-    """A jet of exactly ``shape``; derivative ``k`` is ``x[k]``."""
-    a = as_array(x, name)
-    if a.shape != tuple(shape):
-        rows = ", ".join(str(s) for s in shape)
-        raise ValueError(f"{name}: expected a jet of shape ({rows}) "
-                         f"(row k = k-th time derivative), got {a.shape}")
-    return np.ascontiguousarray(a)
+def scratch_shapes(N, r):
+    """Shapes of the scratch fields, in :data:`liedyn._data.WORKSPACE_FIELDS` order
+    after ``order`` and ``binom``."""
+    return ((3,), (N, 4, 4), (N, 4, 4), (r + 2, N, 6), (r + 2, N, 6), (r + 3, N, 3),
+            (r + 2, N, 3, 3), (r + 2, N, 6), (r + 1, N, 6), (N, 6, 6), (N, 6), (N,), (6, 6))
 
 
-def check_state(model, base_pose, base_twist, q, twist_rows, q_rows):
-    """Validate the configuration and motion arguments shared by the algorithms.
-
-    Returns ``(C0, Vb, q)`` with ``Vb`` of shape ``(twist_rows, 6)`` (zeros for
-    a fixed base) and ``q`` of shape ``(q_rows, n)``.
-    """
-    model.require_bodies()
-    n = model.n_joints
-    if (model.floating_base and plain(base_pose, (4, 4)) and plain(base_twist, (twist_rows, 6))
-            and plain(q, (q_rows, n)) and _state_ok(base_pose, base_twist, q, q)):
-        return base_pose, base_twist, q
-    C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
-    if model.floating_base:
-        if base_twist is None:
-            raise ValueError(f"base_twist: a floating base needs its twist jet, shape ({twist_rows}, 6)")
-        Vb = check_jet(base_twist, "base_twist", (twist_rows, 6))
-    else:
-        Vb = np.zeros((twist_rows, 6))
-        if base_twist is not None and np.any(check_jet(base_twist, "base_twist", (twist_rows, 6))):
-            raise ValueError("base_twist: a fixed base does not move; pass None")
-    qj = check_jet(q, "q", (q_rows, n))
-    return C0, Vb, qj
+@njit
+def _workspace_data(order, binom, o, F, C, S, V, c, Ic, Pi, W, MA, U, D, L):
+    return WorkspaceData(order, binom, o, F, C, S, V, c, Ic, Pi, W, MA, U, D, L)
 
 
-def check_applied(model, applied, rows):
-    """Applied spatial wrench jets ``(rows, N, 6)``; ``None`` means none."""
-    if applied is None:
-        return np.zeros((rows, model.n_bodies, 6))
-    return check_jet(applied, "applied", (rows, model.n_bodies, 6))
+@njit
+def new_workspace_data(N, r, binom):
+    """A fresh single-sample handle, allocated in compiled code (the batch
+    kernels make one per block of samples)."""
+    return WorkspaceData(r, binom, np.zeros(3), np.empty((N, 4, 4)), np.empty((N, 4, 4)),
+                         np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)),
+                         np.empty((r + 3, N, 3)), np.empty((r + 2, N, 3, 3)),
+                         np.empty((r + 2, N, 6)), np.empty((r + 1, N, 6)),
+                         np.empty((N, 6, 6)), np.empty((N, 6)), np.empty(N), np.empty((6, 6)))
 
 
-def check_state0(model, base_pose, base_twist, q, qd):
-    """Validate the state ``(C₀, V₀, q, q̇)`` of forward and hybrid dynamics.
+@njit
+def sample_data(ws, b):
+    """The handle of sample ``b`` of a batch workspace (views, no copy)."""
+    return WorkspaceData(ws.order, ws.binom, ws.o[b], ws.F[b], ws.C[b], ws.S[b], ws.V[b],
+                         ws.c[b], ws.Ic[b], ws.Pi[b], ws.W[b], ws.MA[b], ws.U[b], ws.D[b],
+                         ws.L[b])
 
-    Returns ``C0`` (4, 4), ``V0`` (6,) (zeros for a fixed base), ``q``, ``qd`` (n,).
-    """
-    model.require_bodies()
-    n = model.n_joints
-    if (model.floating_base and plain(base_pose, (4, 4)) and plain(base_twist, (6,))
-            and plain(q, (n,)) and plain(qd, (n,)) and _state_ok(base_pose, base_twist, q, qd)):
-        return base_pose, base_twist, q, qd
-    C0 = model.home_pose.copy() if base_pose is None else check_pose(base_pose, "base_pose")
-    if model.floating_base:
-        if base_twist is None:
-            raise ValueError("base_twist: a floating base needs its twist, shape (6,)")
-        V0 = check_twist(base_twist, "base_twist")
-    else:
-        if base_twist is not None:
-            raise ValueError("base_twist: a fixed base does not move; pass None")
-        V0 = np.zeros(6)
-    return C0, V0, as_array(q, "q", shape=(n,)), as_array(qd, "qd", shape=(n,))
+
+_MAKE = Kernel(_workspace_data)          # single-sample arrays
+_MAKE_BATCH = Kernel(_workspace_data)    # the same with a leading sample axis
+
+_FIELDS = ("o", "F", "C", "S", "V", "c", "Ic", "Pi", "W", "MA", "U", "D", "L")
 
 
 class Workspace:
     """Scratch arrays for one ``(model, order)``, reused call after call.
 
-    Pass ``workspace=Workspace(model, order)`` to :func:`liedyn.inverse_dynamics`,
-    :func:`liedyn.forward_dynamics` or :func:`liedyn.hybrid_dynamics` and the
-    call allocates nothing of size ``N`` (only its small outputs
-    ``base_wrench``, ``tau``, ``q``, …). The body jets of the result
+    Pass ``workspace=Workspace(model, order)`` to an algorithm and the call
+    allocates nothing of size ``N``: only its small outputs (``base_wrench``,
+    ``tau``, ``q``, …), which the result owns. The body jets of the result
     (``twist``, ``screw``, ``momentum``, ``wrench``, ``body_pose``,
-    ``articulated_inertia``) are then views into the workspace, overwritten by
-    the next call that uses it: copy them if you keep them. Without a
-    workspace every call allocates fresh arrays. A workspace is not shared
-    between threads.
+    ``articulated_inertia``) are read from the workspace when first
+    accessed; once a later call has used the same workspace they are gone,
+    and reading them raises ``RuntimeError`` (read them first, or call
+    without a workspace). Without a workspace every call allocates fresh
+    scratch that only its result references.
 
-    Fields (``r`` = order)
-    ----------------------
-    ``F``, ``C`` (N, 4, 4); ``S``, ``V``, ``Pi`` (r+2, N, 6); ``c`` (r+3, N, 3);
-    ``Ic`` (r+2, N, 3, 3); ``W`` (r+1, N, 6); ``MA`` (N, 6, 6); ``U`` (N, 6);
-    ``D`` (N,); ``L`` (6, 6).
+    A workspace serves one call at a time: a call that finds it in use by
+    another thread raises ``RuntimeError`` instead of corrupting it. Give
+    each thread its own workspace.
+
+    Parameters
+    ----------
+    model : Model
+    order : int
+        The derivative order ``r`` of the calls it serves.
+    samples : int, optional
+        For the batch functions: keep the scratch of ``samples`` samples, so
+        that a batch result's body jets can be read (memory grows as
+        ``samples · N · r``). Without it a batch call keeps only its
+        outputs.
     """
 
-    def __init__(self, model, order):
+    __slots__ = ("model", "order", "samples", "binom", "_data", "_free", "_calls") + _FIELDS
+
+    def __init__(self, model, order, samples=None):
+        check_model(model)
         r = check_order(order)
-        model.require_bodies()
-        N = model.n_bodies
+        if samples is not None:
+            if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)):
+                raise TypeError(f"samples: expected a positive int or None, got "
+                                f"{type(samples).__name__}")
+            if samples < 1:
+                raise ValueError(f"samples: expected a positive int, got {samples}")
+            samples = int(samples)
+        self._init(model, r, samples)
+
+    def _init(self, model, r, samples):
         self.model = model
         self.order = r
-        self.F = np.empty((N, 4, 4))
-        self.C = np.empty((N, 4, 4))
-        self.S = np.empty((r + 2, N, 6))
-        self.V = np.empty((r + 2, N, 6))
-        self.c = np.empty((r + 3, N, 3))
-        self.Ic = np.empty((r + 2, N, 3, 3))
-        self.Pi = np.empty((r + 2, N, 6))
-        self.W = np.empty((r + 1, N, 6))
-        self.MA = np.empty((N, 6, 6))
-        self.U = np.empty((N, 6))
-        self.D = np.empty(N)
-        self.L = np.empty((6, 6))
+        self.samples = samples
+        self.binom = binomials(r + 3)
+        lead = () if samples is None else (samples,)
+        arrays = [np.zeros(lead + s) if f == "o" else np.empty(lead + s)
+                  for f, s in zip(_FIELDS, scratch_shapes(model.n_bodies, r))]
+        for f, a in zip(_FIELDS, arrays):
+            setattr(self, f, a)
+        self._data = (_MAKE if samples is None else _MAKE_BATCH).call(r, self.binom, *arrays)
+        self._free = [True]   # one token: list.pop and append are atomic under the GIL
+        self._calls = 0
+
+    @classmethod
+    def _fresh(cls, model, r, samples=None):
+        """A workspace for one call (arguments already checked)."""
+        self = object.__new__(cls)
+        self._init(model, r, samples)
+        return self
+
+    def _acquire(self):
+        """Take the workspace for one call (give it back with :meth:`_release`);
+        returns the call number."""
+        try:
+            self._free.pop()
+        except IndexError:
+            raise RuntimeError("workspace: in use by a call in another thread; a workspace "
+                               "serves one call at a time (give each thread its own)") from None
+        self._calls += 1
+        return self._calls
+
+    def _release(self):
+        self._free.append(True)
 
     def __repr__(self):
-        return f"Workspace({self.model!r}, order={self.order})"
+        extra = "" if self.samples is None else f", samples={self.samples}"
+        return f"Workspace({self.model!r}, order={self.order}{extra})"
 
 
-def workspace_for(model, order, workspace):
+def workspace_for(model, order, workspace, samples=None):
     """``workspace`` checked against ``(model, order)``, or a fresh one."""
     if workspace is None:
-        return Workspace(model, order)
-    if not isinstance(workspace, Workspace):
-        raise TypeError(f"workspace: expected a liedyn.Workspace, got {type(workspace).__name__}")
+        return Workspace._fresh(model, order, samples)
+    if (type(workspace) is Workspace and workspace.model is model and workspace.order == order
+            and workspace.samples == samples):
+        return workspace
+    if type(workspace) is not Workspace:
+        check_type(workspace, Workspace, "workspace", "a liedyn.Workspace")
     if workspace.model is not model or workspace.order != order:
         raise ValueError(f"workspace: built for {workspace.model!r} at order {workspace.order}, "
                          f"called with {model!r} at order {order}")
+    if workspace.samples != samples:
+        want = "a single-call workspace (samples=None)" if samples is None else \
+            f"a batch workspace with samples={samples}"
+        raise ValueError(f"workspace: expected {want}, got samples={workspace.samples}")
     return workspace
+

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from liedyn import Model, Revolute, se3
+from liedyn import ModelBuilder, Revolute, se3
 from liedyn.workspace import binomials
 
 from .trees import AXES, translation
@@ -93,7 +93,7 @@ class AerialManipulatorParams:
 def aerial_manipulator(params=AerialManipulatorParams(), floating_base=True):
     """The 7-body, 6-joint tree of the paper's aerial manipulator."""
     P = params
-    m = Model(floating_base=floating_base, gravity=(0.0, 0.0, -P.gravity))
+    m = ModelBuilder(floating_base=floating_base, gravity=(0.0, 0.0, -P.gravity))
     m.add_body("base", None, None, np.eye(4),
                se3.spatial_inertia(P.base_mass, np.zeros(3), np.diag(P.base_inertia)))
     Ml = se3.spatial_inertia(P.link_mass, np.zeros(3), np.diag(P.link_inertia))
@@ -105,7 +105,7 @@ def aerial_manipulator(params=AerialManipulatorParams(), floating_base=True):
             name = f"arm{arm}_link{k + 1}"
             m.add_body(name, parent, Revolute(AXES[k], point=(0.0, 0.0, P.d)), origin, Ml)
             parent = name
-    return m
+    return m.build()
 
 
 def _rotation(axis, angle):

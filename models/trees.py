@@ -8,7 +8,7 @@ manipulator's pattern: a base carrying ``n_branches`` serial chains of
 
 import numpy as np
 
-from liedyn import Model, Prismatic, Revolute, se3
+from liedyn import ModelBuilder, Prismatic, Revolute, se3
 
 AXES = ((0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))
 
@@ -37,7 +37,7 @@ def benchmark_tree(n_branches=5, bodies_per_branch=20, floating_base=True,
     """
     if n_branches < 1 or bodies_per_branch < 1:
         raise ValueError("n_branches and bodies_per_branch must be ≥ 1")
-    m = Model(floating_base=floating_base)
+    m = ModelBuilder(floating_base=floating_base)
     m.add_body("base", None, None, np.eye(4),
                se3.spatial_inertia(base_mass, np.zeros(3), np.diag(base_inertia)))
     Ml = se3.spatial_inertia(link_mass, np.zeros(3), np.diag(link_inertia))
@@ -50,7 +50,7 @@ def benchmark_tree(n_branches=5, bodies_per_branch=20, floating_base=True,
             name = f"branch{i}_link{k}"
             m.add_body(name, parent, Revolute(AXES[k % 3], point=(0.0, 0.0, d)), origin, Ml)
             parent = name
-    return m
+    return m.build()
 
 
 def random_tree(rng, n_bodies, floating_base=True, prismatic_fraction=0.3,
@@ -60,7 +60,7 @@ def random_tree(rng, n_bodies, floating_base=True, prismatic_fraction=0.3,
     With ``shuffle`` the parent of each new body is drawn from all earlier
     bodies, so subtrees do not occupy contiguous index ranges.
     """
-    m = Model(floating_base=floating_base)
+    m = ModelBuilder(floating_base=floating_base)
     m.add_body("base", None, None, se3.exp(rng.normal(size=6) * 0.5), random_inertia(rng))
     for j in range(1, n_bodies):
         parent = int(rng.integers(0, j)) if shuffle else j - 1
@@ -75,7 +75,7 @@ def random_tree(rng, n_bodies, floating_base=True, prismatic_fraction=0.3,
             joint = Revolute(rng.normal(size=3), point=rng.normal(size=3) * 0.2, **kw)
         origin = se3.exp(np.concatenate([rng.normal(size=3), rng.normal(size=3) * 0.3]))
         m.add_body(f"body{j}", parent, joint, origin, random_inertia(rng))
-    return m
+    return m.build()
 
 
 def random_inertia(rng, mass_range=(0.3, 2.0)):

@@ -65,9 +65,10 @@ import casadi as ca
 import numpy as np
 
 from .. import se3
-from .._validate import check_order
+from .._checks import check_applied_slow, check_jet, check_motion_slow, check_order
 from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE
-from ..workspace import binomials, check_applied, check_jet, check_state
+from ..model import check_model
+from ..workspace import binomials
 
 SOLVERS = ("ldl", "qr")
 
@@ -200,6 +201,12 @@ def base_pose_jet(base_pose, base_twist, rows):
     return C[:, :3, :].reshape(rows, 12)
 
 
+def _state(model, base_pose, base_twist, q, twist_rows, q_rows):
+    """Checked ``(C₀, V₀ jet, q jet)``; a fixed base's twist jet is zero."""
+    C0, Vb, qj = check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows)
+    return C0, (Vb if model.floating_base else np.zeros((twist_rows, 6))), qj
+
+
 # ------------------------------------------------------------- the baseline --
 
 class CasadiBaseline:
@@ -230,7 +237,7 @@ class CasadiBaseline:
     """
 
     def __init__(self, model, solver="ldl", applied=False):
-        model.require_bodies()
+        check_model(model)
         if solver not in SOLVERS:
             raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
         if not isinstance(applied, bool):
@@ -351,8 +358,10 @@ class CasadiBaseline:
                 raise ValueError("applied: this baseline has no applied wrenches; "
                                  "build it with CasadiBaseline(model, applied=True)")
             return {}
-        Wa = check_applied(self.model, applied, r + 1)
-        return {"applied": Wa.reshape(r + 1, 6 * self.model.n_bodies)}
+        N = self.model.n_bodies
+        Wa = np.zeros((r + 1, N, 6)) if applied is None else \
+            check_applied_slow(self.model, applied, r + 1)
+        return {"applied": Wa.reshape(r + 1, 6 * N)}
 
     def pack_inverse_params(self, base_pose, base_twist, q, order, applied=None):
         """``p`` for :meth:`inverse` from the jets :func:`liedyn.inverse_dynamics`
@@ -360,7 +369,7 @@ class CasadiBaseline:
         ``q`` ``(order+3, n)``, ``applied`` ``(order+1, N, 6)`` (only with
         ``applied=True`` at construction; ``None`` there means zero)."""
         r = check_order(order)
-        C0, Vb, qj = check_state(self.model, base_pose, base_twist, q, r + 2, r + 3)
+        C0, Vb, qj = _state(self.model, base_pose, base_twist, q, r + 2, r + 3)
         layout, Wa = self.inverse_layout(r), self._applied_jet(applied, r)
         if self.model.floating_base:
             return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj, **Wa)
@@ -379,7 +388,7 @@ class CasadiBaseline:
         """
         r = check_order(order)
         model = self.model
-        C0, Vb, qj = check_state(model, base_pose, base_twist, q, r + 1, r + 2)
+        C0, Vb, qj = _state(model, base_pose, base_twist, q, r + 1, r + 2)
         tj = check_jet(tau, "tau", (r + 1, model.n_joints))
         layout, Wa = self.forward_layout(r), self._applied_jet(applied, r)
         if model.floating_base:

@@ -1,0 +1,278 @@
+"""The articulated-body passes that forward dynamics (SPEC §5) and hybrid
+dynamics (SPEC §6) share.
+
+Glossary (``model``, ``ws``: compiled handles; every spatial quantity about
+the base origin ``o``, SPEC §1)
+--------------------------------------------------------------------------
+===========  ===============  ==============================================
+``ws.MA``    (N, 6, 6)        articulated inertia ``M^A_j`` (Lemma 2: one per
+                              call, the same at every order)
+``ws.U``     (N, 6)           ``U_j = M^A_j S_j``
+``ws.D``     (N,)             pivot ``D_j = S_jᵀ U_j + I_a,j``
+``ws.L``     (6, 6)           Cholesky factor of ``M^A_0`` (wrench-driven base)
+``ws.V``     (r+2, N, 6)      body twist jets ``V_j^(k)``
+``ws.S``     (r+2, N, 6)      joint screw jets ``S_j^(k)``
+``ws.c``     (r+3, N, 3)      centre-of-mass jets
+``ws.Ic``    (r+2, N, 3, 3)   rotational inertia about the CoM, world axes
+``ws.Pi``    (r+2, N, 6)      row ``k+1``: ``Πbias_j`` of order ``k``
+``ws.W``     (r+1, N, 6)      row ``k``: ``W^A_{j,k}`` in the bias pass, then
+                              ``W_j^(k) = M^A_j V_j^(k+1) + W^A_{j,k}``
+``q``        (r+3, n)         joint jet; row ``k+2`` of a force-driven joint
+                              holds ``q̃_j`` between the two passes of order k
+``motion``   (N,) bool        motion-driven joints (hybrid), or ``None``
+===========  ===============  ==============================================
+
+Forward dynamics passes ``motion=None``: every joint is force-driven, and
+the ``motion is not None`` branches below are removed when the forward
+kernel is compiled, so it pays nothing for hybrid dynamics.
+
+Order k, given everything of orders ``0..k−1``:
+
+1. bias pass (leaves first). Body ``j``'s own terms are its momentum jet
+   ``Π_j^(k+1)`` evaluated with ``V_j^(k+1) = 0`` (``Πbias_j``; ``Π`` is linear
+   in ``V^(k+1)`` with coefficient ``M_j``), minus applied and gravity wrench
+   jets. ``S_j^(k+1)`` and ``Vbias_j`` come from the kinematics step of §3
+   evaluated with ``V_p^(k+1) = 0`` and, for a force-driven joint,
+   ``q_j^(k+2) = 0``: row ``k+1`` of ``V`` holds ``Vbias_j`` (plus
+   ``S_j q_j^(k+2)`` for a motion-driven joint) until the recovery pass adds
+   the rest.
+2. base: solve ``M^A_0 V₀^(k+1) = W₀^(k) − W^A_{0,k}`` with the Cholesky
+   factor, or take the prescribed ``V₀^(k+1)`` and return ``W₀^(k)``.
+3. recovery (parents first): ``q^(k+2)``, ``V^(k+1)``, ``W^(k)``, and the
+   forces of motion-driven joints by the projection of §4.
+
+Armature ``I_a`` adds to ``D_j`` and so to the downdate of ``M^A``; damping
+``b`` enters as ``τ_j^(k) − b q_j^(k+1)`` (SPEC §5). A pivot ``D_j`` that is
+numerically zero stops the call with the body's index (never NaN).
+"""
+
+import numpy as np
+
+from ._checks import OK, SINGULAR_BASE
+from ._jit import njit
+from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
+                      _rot_inertia_order, _spatial_inertia_into)
+from .kinematics import poses, screw_twist_order, set_base
+from .se3 import _Ad_into, shift_twist, shift_wrench_acc
+
+# A pivot D_j below PIVOT_RTOL times its magnitude scale Σ|S_a||M^A_ab||S_b| + I_a
+# is treated as zero. The round-off in D_j is a few eps times that scale, so
+# at the threshold q^(k+2) would carry a relative error of order 1e-5; a pivot
+# that is zero in exact arithmetic (a point mass on a revolute axis) lands
+# near 1e-16 and is caught. The scale is taken about the base origin, so the
+# decision does not depend on where the robot is in the world.
+PIVOT_RTOL = 1e-11
+
+
+@njit(inline=True)
+def configuration(model, ws, C0, V0, q, r):
+    """Everything of order 0 that the passes need: poses, ``S_j``, ``V_j``,
+    ``c^(0..1)``, ``I_c^(0)``; zero the rows the passes accumulate into."""
+    set_base(model, ws, C0, V0, 1)
+    poses(model, ws, q[0])
+    parent, Y = model.body_parent, model.joint_screw
+    F, C, S, V, c, Ic, W, binom = ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.W, ws.binom
+    for k in range(1, r + 2):
+        V[k] = 0.0
+        S[k, 0] = 0.0
+    W[:r + 1] = 0.0
+    for j in range(1, parent.shape[0]):
+        _Ad_into(F[j], Y[j], S[0, j])                                         # SPEC §3: S_j
+        screw_twist_order(j, parent[j], 0, q, binom, S, V)                    # SPEC §3: V_j
+    for j in range(parent.shape[0]):
+        _body_mass_jets(j, 0, model, C, V, binom, c, Ic)                      # c^(0,1), I_c^(0)
+
+
+@njit(inline=True)
+def articulated_inertia(model, ws, motion):
+    """``M^A_j``, ``U_j``, ``D_j`` for every body, leaves first (SPEC §5, §6).
+
+    Needs only the configuration, so it is computed once and serves every
+    order (Lemma 2). Returns ``OK`` or the index of the first body whose
+    pivot ``D_j`` is numerically zero.
+    """
+    parent, arm, mass = model.body_parent, model.joint_armature, model.body_mass
+    S, c, Ic, MA, U, D = ws.S, ws.c, ws.Ic, ws.MA, ws.U, ws.D
+    N = parent.shape[0]
+    for j in range(N):
+        _spatial_inertia_into(j, mass[j], c, Ic, MA[j])                       # M_j
+    for j in range(N - 1, 0, -1):
+        p = parent[j]
+        scale = arm[j]
+        for a in range(6):
+            acc = 0.0
+            for b in range(6):
+                acc += MA[j, a, b] * S[0, j, b]
+                scale += abs(S[0, j, a]) * abs(MA[j, a, b]) * abs(S[0, j, b])
+            U[j, a] = acc                                                     # SPEC §5: U = M^A S
+        d = arm[j]
+        for a in range(6):
+            d += S[0, j, a] * U[j, a]                                         # SPEC §5: D = Sᵀ U + I_a
+        D[j] = d
+        if motion is not None and motion[j]:
+            for a in range(6):
+                for b in range(6):
+                    MA[p, a, b] += MA[j, a, b]                                # SPEC §6: kept whole
+        else:
+            if not d > PIVOT_RTOL * scale:
+                return j
+            for a in range(6):
+                for b in range(6):
+                    MA[p, a, b] += MA[j, a, b] - U[j, a] * U[j, b] / d        # SPEC §5: downdate
+    return OK
+
+
+@njit(inline=True)
+def cholesky6(A, L):
+    """``A = L Lᵀ`` for the 6×6 ``M^A_0``; ``SINGULAR_BASE`` if ``A`` is not
+    numerically positive definite, else ``OK``."""
+    tol = 0.0
+    for i in range(6):
+        tol = max(tol, abs(A[i, i]))
+    tol *= PIVOT_RTOL
+    for i in range(6):
+        for k in range(6):
+            L[i, k] = 0.0
+    for k in range(6):
+        d = A[k, k]
+        for a in range(k):
+            d -= L[k, a] * L[k, a]
+        if not d > tol:
+            return SINGULAR_BASE
+        L[k, k] = np.sqrt(d)
+        for i in range(k + 1, 6):
+            s = A[i, k]
+            for a in range(k):
+                s -= L[i, a] * L[k, a]
+            L[i, k] = s / L[k, k]
+    return OK
+
+
+@njit(inline=True)
+def cholesky6_solve(L, x):
+    """``x ← (L Lᵀ)⁻¹ x`` in place."""
+    for i in range(6):
+        s = x[i]
+        for a in range(i):
+            s -= L[i, a] * x[a]
+        x[i] = s / L[i, i]
+    for i in range(5, -1, -1):
+        s = x[i]
+        for a in range(i + 1, 6):
+            s -= L[a, i] * x[a]
+        x[i] = s / L[i, i]
+
+
+@njit(inline=True)
+def bias_pass(model, ws, k, q, tau, W_app, motion):
+    """Order k, leaves first: ``W^A_{j,k}``, ``Vbias_j`` and ``q̃_j``."""
+    parent, mass, damp, g = model.body_parent, model.body_mass, model.joint_damping, model.gravity
+    S, V, c, Ic, Pib, MA, U, D, W = ws.S, ws.V, ws.c, ws.Ic, ws.Pi, ws.MA, ws.U, ws.D, ws.W
+    binom, o = ws.binom, ws.o
+    for j in range(parent.shape[0] - 1, -1, -1):
+        m = mass[j]
+        # Π_j^(k+1) with V_j^(k+1) = 0 (row k+1 of V is still zero for body j)
+        _com_order(j, k + 2, V, binom, c)
+        _rot_inertia_order(j, k + 1, V, binom, Ic)
+        _momentum_order(j, k + 1, m, V, c, Ic, binom, Pib)                     # Πbias_j
+        for i in range(6):
+            W[k, j, i] += Pib[k + 1, j, i]                                     # SPEC §5: W^A_{j,k}
+        if W_app.shape[0] > 0:
+            shift_wrench_acc(-1.0, W_app[k, j], o, W[k, j])                    # − W_app,j^(k)
+        _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                      # − M_j^(k) G
+        if j == 0:
+            break
+        p = parent[j]
+        # S_j^(k+1), and V_j^(k+1) with V_p^(k+1) = 0: Vbias_j (+ S_j q_j^(k+2)
+        # for a motion-driven joint; q_j^(k+2) is still 0 for a force-driven one)
+        screw_twist_order(j, p, k + 1, q, binom, S, V)
+        qt = 0.0
+        if motion is None or not motion[j]:
+            acc = tau[k, j - 1] - damp[j] * q[k + 1, j - 1]                    # SPEC §5: damping
+            for a in range(1, k + 1):
+                s = 0.0
+                for i in range(6):
+                    s += S[a, j, i] * W[k - a, j, i]
+                acc -= binom[k, a] * s                                         # SPEC §5: Σ C(k,a) S^(a)ᵀ W^(k−a)
+            for i in range(6):
+                acc -= U[j, i] * V[k + 1, j, i] + S[0, j, i] * W[k, j, i]      # SPEC §5: Sᵀ(M^A Vbias + W^A)
+            qt = acc / D[j]
+            q[k + 2, j - 1] = qt                                               # SPEC §5: q̃_j
+        for a in range(6):
+            acc = W[k, j, a] + U[j, a] * qt
+            for b in range(6):
+                acc += MA[j, a, b] * V[k + 1, j, b]
+            W[k, p, a] += acc                                                  # SPEC §5, §6: parent's W^A
+
+
+@njit(inline=True)
+def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
+    """Order k, parents first: ``V₀^(k+1)`` or ``W₀^(k)``, then ``q^(k+2)``,
+    ``V^(k+1)``, ``W^(k)`` and the forces of motion-driven joints.
+
+    ``Vb`` holds the prescribed base twist jet (motion-driven base; empty
+    for a fixed one, which is at rest), ``Wb`` the base wrench jet
+    (wrench-driven base), both about the world origin.
+    """
+    parent, arm, damp = model.body_parent, model.joint_armature, model.joint_damping
+    S, V, c, MA, U, D, W, L = ws.S, ws.V, ws.c, ws.MA, ws.U, ws.D, ws.W, ws.L
+    binom, o = ws.binom, ws.o
+    if base_motion:
+        if Vb.shape[0] > 0:
+            shift_twist(Vb[k + 1], o, V[k + 1, 0])                             # prescribed V₀^(k+1)
+        else:
+            V[k + 1, 0] = 0.0
+    else:
+        for i in range(6):
+            V[k + 1, 0, i] = -W[k, 0, i]
+        shift_wrench_acc(1.0, Wb[k], o, V[k + 1, 0])
+        cholesky6_solve(L, V[k + 1, 0])                                        # SPEC §5: V₀^(k+1)
+    for j in range(parent.shape[0]):
+        if j > 0:
+            p = parent[j]
+            if motion is None or not motion[j]:
+                s = 0.0
+                for i in range(6):
+                    s += U[j, i] * V[k + 1, p, i]
+                q[k + 2, j - 1] -= s / D[j]                                    # SPEC §5: q^(k+2)
+                for i in range(6):
+                    V[k + 1, j, i] += S[0, j, i] * q[k + 2, j - 1]
+            for i in range(6):
+                V[k + 1, j, i] += V[k + 1, p, i]                               # SPEC §5: V^(k+1)
+        for a in range(6):
+            acc = 0.0
+            for b in range(6):
+                acc += MA[j, a, b] * V[k + 1, j, b]
+            W[k, j, a] += acc                                                  # SPEC §5: W = M^A V + W^A
+        _com_order(j, k + 2, V, binom, c)                                      # c^(k+2) with V^(k+1)
+        if motion is not None and j > 0 and motion[j]:
+            acc = arm[j] * q[k + 2, j - 1] + damp[j] * q[k + 1, j - 1]
+            for a in range(k + 1):
+                s = 0.0
+                for i in range(6):
+                    s += S[a, j, i] * W[k - a, j, i]
+                acc += binom[k, a] * s                                         # SPEC §4, §6: τ^(k)
+            tau[k, j - 1] = acc
+    if not base_motion:
+        for i in range(6):
+            W[k, 0, i] = 0.0
+        shift_wrench_acc(1.0, Wb[k], o, W[k, 0])
+
+
+@njit(inline=True)
+def articulated_body(model, ws, C0, V0, Vb, Wb, W_app, r, q, tau, motion, base_motion):
+    """Orders ``0..r`` of forward/hybrid dynamics in place on ``q`` (rows 0–1
+    the state, motion-driven rows given, the rest zero) and ``tau``; returns
+    ``OK`` or a status (a body index for a singular pivot, ``SINGULAR_BASE``)."""
+    configuration(model, ws, C0, V0, q, r)
+    status = articulated_inertia(model, ws, motion)                            # Lemma 2: once
+    if status != OK:
+        return status
+    if not base_motion:
+        status = cholesky6(ws.MA[0], ws.L)                                     # factor M^A_0 once
+        if status != OK:
+            return status
+    for k in range(r + 1):
+        bias_pass(model, ws, k, q, tau, W_app, motion)
+        recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion)
+    return OK

@@ -1,0 +1,258 @@
+"""Typed results of the algorithms.
+
+Every result owns its principal outputs (the force or motion jets the call
+solved for). Body jets (poses, twists, screws, momenta, wrenches,
+articulated inertias of every body) stay in the call's workspace, computed
+about the base origin ``o`` (SPEC §1), and are mapped back to the world
+frame and copied when first read: one adjoint per jet, so a result that
+never reads them pays nothing. If a later call has used the same workspace
+before they are read, reading them raises ``RuntimeError`` rather than
+returning another call's numbers.
+
+Batch results are the same types with a leading sample axis.
+"""
+
+import numpy as np
+
+__all__ = ["KinematicsResult", "InverseDynamicsResult", "ForwardDynamicsResult",
+           "HybridDynamicsResult"]
+
+
+# ---------------------------------------------------- frame of the outputs --
+
+def _hat(o):
+    """``ô`` for ``o`` of shape ``(..., 3)``: shape ``(..., 3, 3)``."""
+    z = np.zeros(o.shape[:-1])
+    x, y, w = o[..., 0], o[..., 1], o[..., 2]
+    return np.stack([np.stack([z, -w, y], -1), np.stack([w, z, -x], -1),
+                     np.stack([-y, x, z], -1)], -2)
+
+
+def _against(o, a):
+    """``o`` reshaped to broadcast against ``a[..., :tail]``: its leading
+    (sample) axes first, then ones."""
+    return o.reshape(o.shape[:-1] + (1,) * (a.ndim - o.ndim) + o.shape[-1:])
+
+
+def unshift_pose(C, o):
+    """Poses ``(..., 4, 4)`` computed relative to ``o`` back in the world."""
+    out = np.array(C)
+    out[..., :3, 3] += _against(o, C[..., 0])
+    return out
+
+
+def unshift_twist(V, o):
+    """Twists/screws ``(..., 6)`` about ``o`` back about the world origin:
+    ``(ω, v − ω × o)`` (SPEC §1)."""
+    out = np.array(V)
+    out[..., 3:] -= np.cross(V[..., :3], _against(o, V))
+    return out
+
+
+def unshift_wrench(W, o):
+    """Wrenches/momenta ``(..., 6)`` about ``o`` back about the world origin:
+    ``(m + o × f, f)`` (SPEC §1)."""
+    out = np.array(W)
+    out[..., :3] += np.cross(_against(o, W), W[..., 3:])
+    return out
+
+
+def unshift_inertia(M, o):
+    """Spatial inertias ``(..., 6, 6)`` about ``o`` back about the world origin:
+    ``Xᵀ M X`` with ``X = Ad_{T(−o)} = [[I, 0], [−ô, I]]``."""
+    X = np.zeros(o.shape[:-1] + (6, 6))
+    X[..., :3, :3] = X[..., 3:, 3:] = np.eye(3)
+    X[..., 3:, :3] = -_hat(o)
+    X = X.reshape(o.shape[:-1] + (1,) * (M.ndim - 2 - o.ndim + 1) + (6, 6))
+    return np.swapaxes(X, -1, -2) @ M @ X
+
+
+# ------------------------------------------------------------- the types --
+
+def _owned(name, doc):
+    """A read-only attribute over the private slot ``_name``."""
+    slot = "_" + name
+    return property(lambda self: getattr(self, slot), doc=doc)
+
+
+class _Result:
+    """Owned outputs as read-only attributes, body jets read lazily from a workspace."""
+
+    __slots__ = ("_ws", "_call", "_cache")
+    _fields = ()
+
+    def _scratch(self, field):
+        ws = self._ws
+        if ws is None:
+            raise RuntimeError(f"{field}: a batch call keeps body jets only in a batch workspace; "
+                               f"pass workspace=liedyn.Workspace(model, order, samples=B)")
+        if ws._calls != self._call:
+            raise RuntimeError(f"{field}: the workspace of this result has since served another "
+                               f"call, which overwrote its body jets; read them before reusing "
+                               f"the workspace, or call without workspace=")
+        return getattr(ws, field), ws.o
+
+    def _body(self, name, field, unshift):
+        if self._cache is None:
+            self._cache = {}
+        if name not in self._cache:
+            out = unshift(*self._scratch(field))
+            out.setflags(write=False)
+            self._cache[name] = out
+        return self._cache[name]
+
+    @property
+    def body_pose(self):
+        """``C_j`` (N, 4, 4): body poses in the world."""
+        return self._body("body_pose", "C", unshift_pose)
+
+    @property
+    def twist(self):
+        """``V_j^(k)`` (order+2, N, 6): spatial body twist jets."""
+        return self._body("twist", "V", unshift_twist)
+
+    @property
+    def screw(self):
+        """``S_j^(k)`` (order+2, N, 6): current joint screw jets (body 0: zero)."""
+        return self._body("screw", "S", unshift_twist)
+
+    @property
+    def wrench(self):
+        """``W_j^(k)`` (order+1, N, 6): wrench jets joint j transmits to its subtree
+        (row k of body 0: ``W₀^(k)``)."""
+        return self._body("wrench", "W", unshift_wrench)
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={np.shape(getattr(self, k))}" for k in self._fields)
+        return f"{type(self).__name__}({fields})"
+
+
+class KinematicsResult:
+    """Body poses and the jets of body twists and joint screws.
+
+    Attributes
+    ----------
+    body_pose : (N, 4, 4)
+        ``C_j``, the pose of each body frame in the world.
+    twist : (order+1, N, 6)
+        ``V_j^(k)``, spatial twists and their derivatives.
+    screw : (order+1, N, 6)
+        ``S_j^(k)``, current joint screws (body 0: zero).
+    """
+
+    __slots__ = ("body_pose", "twist", "screw")
+
+    def __init__(self, body_pose, twist, screw):
+        for k, v in (("body_pose", body_pose), ("twist", twist), ("screw", screw)):
+            v.setflags(write=False)
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"KinematicsResult is frozen: cannot set {name!r}")
+
+
+class InverseDynamicsResult(_Result):
+    """Output of :func:`liedyn.inverse_dynamics` of order ``r`` (batch: a
+    leading sample axis on every array).
+
+    Attributes
+    ----------
+    base_wrench : (r+1, 6)
+        ``W₀^(k)``, spatial (world frame, moment about the world origin): the
+        wrench the base actuators must apply, or for a fixed base the support
+        reaction.
+    tau : (r+1, n)
+        Joint force jets ``τ^(k)``.
+    body_pose, twist, screw, momentum, wrench
+        Body jets (see the properties), read from the workspace on first access.
+    """
+
+    __slots__ = ("_base_wrench", "_tau")
+    _fields = ("base_wrench", "tau")
+
+    def __init__(self, ws, call, base_wrench, tau):
+        self._ws, self._call, self._cache = ws, call, None
+        self._base_wrench, self._tau = base_wrench, tau
+
+    base_wrench = _owned("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
+    tau = _owned("tau", "``τ^(k)`` (r+1, n).")
+
+    @property
+    def momentum(self):
+        """``Π_j^(k)`` (order+2, N, 6): each body's own spatial momentum jet."""
+        return self._body("momentum", "Pi", unshift_wrench)
+
+
+class ForwardDynamicsResult(_Result):
+    """Output of :func:`liedyn.forward_dynamics` of order ``r`` (batch: a
+    leading sample axis on every array).
+
+    Attributes
+    ----------
+    base_twist : (r+2, 6)
+        ``V₀, V̇₀, …, V₀^(r+1)`` (zeros for a fixed base).
+    q : (r+3, n)
+        ``q, q̇, …, q^(r+2)``; with ``base_twist`` it feeds straight back into
+        :func:`liedyn.inverse_dynamics`.
+    base_wrench : (r+1, 6)
+        ``W₀^(k)``: the input for a floating base, the support reaction for a
+        fixed one.
+    tau : (r+1, n)
+        The joint force jets that drove the motion.
+    articulated_inertia, body_pose, twist, screw, wrench
+        Body quantities (see the properties), read on first access.
+    """
+
+    __slots__ = ("_base_twist", "_q", "_base_wrench", "_tau")
+    _fields = ("base_twist", "q", "base_wrench", "tau")
+
+    def __init__(self, ws, call, base_twist, q, base_wrench, tau):
+        self._ws, self._call, self._cache = ws, call, None
+        self._base_twist, self._q, self._base_wrench, self._tau = base_twist, q, base_wrench, tau
+
+    base_twist = _owned("base_twist", "``V₀^(k)`` (r+2, 6), world frame.")
+    q = _owned("q", "``q^(k)`` (r+3, n).")
+    base_wrench = _owned("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
+    tau = _owned("tau", "``τ^(k)`` (r+1, n).")
+
+    @property
+    def articulated_inertia(self):
+        """``M^A_j`` (N, 6, 6), world frame: formed once per call and used at
+        every order (Lemma 2)."""
+        return self._body("articulated_inertia", "MA", unshift_inertia)
+
+
+
+class HybridDynamicsResult(ForwardDynamicsResult):
+    """Output of :func:`liedyn.hybrid_dynamics` of order ``r``: every motion and
+    force jet, given or solved for.
+
+    Attributes
+    ----------
+    base_twist : (r+2, 6)
+        ``V₀^(0..r+1)`` (the input for a motion-driven base; zeros for a fixed one).
+    base_wrench : (r+1, 6)
+        ``W₀^(0..r)`` (the input for a wrench-driven base; the required base
+        wrench, or a fixed base's reaction, for a motion-driven one).
+    q : (r+3, n)
+        ``q^(0..r+2)`` of every joint.
+    tau : (r+1, n)
+        ``τ^(0..r)`` of every joint.
+    motion_driven : (n,) bool
+        Which joints had their motion prescribed.
+    base_motion_driven : bool
+    articulated_inertia, body_pose, twist, screw, wrench
+        As :class:`ForwardDynamicsResult` (motion-driven joints are not
+        eliminated from ``M^A``).
+    """
+
+    __slots__ = ("_motion_driven", "_base_motion_driven")
+    _fields = ForwardDynamicsResult._fields + ("motion_driven", "base_motion_driven")
+
+    def __init__(self, ws, call, base_twist, q, base_wrench, tau, motion_driven,
+                 base_motion_driven):
+        super().__init__(ws, call, base_twist, q, base_wrench, tau)
+        self._motion_driven, self._base_motion_driven = motion_driven, base_motion_driven
+
+    motion_driven = _owned("motion_driven", "(n,) bool: joints whose motion was prescribed.")
+    base_motion_driven = _owned("base_motion_driven", "Whether the base motion was prescribed.")
