@@ -1,12 +1,16 @@
 """Model construction: validation errors name the argument, physical inertias
-(including point masses and thin rods) are accepted, and home poses ``H_j``
-and screws ``Y_j`` equal hand-computed values."""
+(including point masses, thin rods and massless bodies) are accepted, home
+poses ``H_j`` and screws ``Y_j`` equal hand-computed values, and a built
+model is frozen: it owns copies of its inputs and nothing can change it."""
+
+import pickle
+import warnings
 
 import numpy as np
 import pytest
 
 import liedyn
-from liedyn import Model, Prismatic, Revolute, check_inertia, se3
+from liedyn import Model, ModelBuilder, Prismatic, Revolute, check_inertia, se3
 from liedyn.model import JOINT_PRISMATIC, JOINT_REVOLUTE
 from models.trees import random_inertia
 from tests.helpers import assert_close
@@ -30,29 +34,29 @@ def _two_arm_example():
     through (0, 0, 0.2), 0.5 below the base; body2 prismatic along z (given
     unnormalised) at x = 0.4 in body1, parent by name; body3 revolute about z
     through (0.1, 0, 0) on the base, parent by index."""
-    m = Model(floating_base=True)
+    m = ModelBuilder(floating_base=True)
     m.add_body("base", None, None, T(1.0, R=RZ90), UNIT)
     m.add_body("body1", "base", Revolute((1.0, 0.0, 0.0), point=(0.0, 0.0, 0.2)), T(z=-0.5), UNIT)
     m.add_body("body2", "body1", Prismatic((0.0, 0.0, 2.0)), T(x=0.4), UNIT)
     m.add_body("body3", 0, Revolute((0.0, 0.0, 1.0), point=(0.1, 0.0, 0.0)), None, UNIT)
-    return m
+    return m.build()
 
 
 def test_home_poses_and_screws_hand_computed():
     m = _two_arm_example()
-    # H1 = H0 A1: Rz90, p = (1, 0, −0.5). H2 = H1 A2: p = (1, 0, −0.5) + Rz90 (0.4, 0, 0).
-    assert_close(m.body_home[0], T(1.0, R=RZ90), rtol=0, atol=1e-15, what="H0")
-    assert_close(m.body_home[1], T(1.0, 0.0, -0.5, R=RZ90), rtol=0, atol=1e-15, what="H1")
-    assert_close(m.body_home[2], T(1.0, 0.4, -0.5, R=RZ90), rtol=0, atol=1e-15, what="H2")
-    assert_close(m.body_home[3], T(1.0, R=RZ90), rtol=0, atol=1e-15, what="H3")
-    # body1: axis Rz90 (1,0,0) = (0,1,0) through H1 (0,0,0.2) = (1,0,−0.3):
-    #   x × e = (1,0,−0.3) × (0,1,0) = (0.3, 0, 1).
-    # body2: prismatic along Rz90 (0,0,1) = (0,0,1).
-    # body3: axis (0,0,1) through H0 (0.1,0,0) = (1,0.1,0): x × e = (0.1, −1, 0).
+    # In the base frame (H0 = I): H1 = A1 = T(z=−0.5); H2 = H1 A2 = T(0.4, 0, −0.5).
+    assert_close(m.body_home[0], np.eye(4), rtol=0, atol=0, what="H0")
+    assert_close(m.body_home[1], T(0.0, 0.0, -0.5), rtol=0, atol=1e-15, what="H1")
+    assert_close(m.body_home[2], T(0.4, 0.0, -0.5), rtol=0, atol=1e-15, what="H2")
+    assert_close(m.body_home[3], np.eye(4), rtol=0, atol=1e-15, what="H3")
+    # Screws in the base frame at q = 0:
+    # body1: axis (1,0,0) through H1 (0,0,0.2) = (0,0,−0.3): x × e = (0, −0.3, 0).
+    # body2: prismatic along (0,0,1).
+    # body3: axis (0,0,1) through (0.1,0,0): x × e = (0, −0.1, 0).
     Y = np.array([[0, 0, 0, 0, 0, 0],
-                  [0, 1, 0, 0.3, 0, 1],
+                  [1, 0, 0, 0, -0.3, 0],
                   [0, 0, 0, 0, 0, 1],
-                  [0, 0, 1, 0.1, -1, 0]], dtype=float)
+                  [0, 0, 1, 0, -0.1, 0]], dtype=float)
     assert_close(m.joint_screw, Y, rtol=0, atol=1e-15, what="Y")
     assert_close(m.joint_axis[2], [0, 0, 1], rtol=0, atol=0, what="normalised axis")
     assert list(m.body_parent) == [-1, 0, 1, 0]
@@ -60,6 +64,8 @@ def test_home_poses_and_screws_hand_computed():
     assert m.n_bodies == 4 and m.n_joints == 3 and m.nv == 9
     assert m.body_names == ("base", "body1", "body2", "body3")
     assert m.body_index("body2") == 2
+    assert m.joint_names == ("body1", "body2", "body3") and m.joint_index("body3") == 2
+    assert m.frame_names == m.body_names and m.n_frames == 4
     assert list(m.children(0)) == [1, 3] and list(m.ancestors(2)) == [2, 1, 0]
     assert_close(m.home_pose, T(1.0, R=RZ90), rtol=0, atol=0, what="home pose")
 
@@ -88,12 +94,12 @@ def test_parent_by_name_equals_parent_by_index():
     origins = [se3.exp(rng.normal(size=6)) for _ in range(4)]
     models = []
     for by_name in (True, False):
-        m = Model()
+        m = ModelBuilder()
         m.add_body("b", None, None, origins[0], inertias[0])
         m.add_body("c", "b" if by_name else 0, Revolute((0, 1, 0)), origins[1], inertias[1])
         m.add_body("d", "b" if by_name else np.int64(0), Prismatic((1, 1, 0)), origins[2], inertias[2])
         m.add_body("e", "d" if by_name else 2, Revolute((1, 0, 0)), origins[3], inertias[3])
-        models.append(m)
+        models.append(m.build())
     a, b = models
     for f in ("body_parent", "joint_screw", "body_home", "body_inertia"):
         assert_close(getattr(a, f), getattr(b, f), rtol=0, atol=0, what=f)
@@ -102,7 +108,7 @@ def test_parent_by_name_equals_parent_by_index():
 # -------------------------------------------------------- bad models --
 
 def _base(floating=True):
-    m = Model(floating_base=floating)
+    m = ModelBuilder(floating_base=floating)
     m.add_body("base", None, None, None, UNIT)
     return m
 
@@ -119,37 +125,58 @@ def _base(floating=True):
     (lambda m: m.add_body("x", None, None, None, UNIT), ValueError, "parent"),       # second base
     (lambda m: m.add_body("x", 0, None, None, UNIT), TypeError, "joint"),            # missing joint
     (lambda m: m.add_body("x", 0, "revolute", None, UNIT), TypeError, "joint"),
-    (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), None, None), ValueError, "inertia"),
+    (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), None, -UNIT), ValueError, "inertia"),
     (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), np.diag([1.0, 1, 2, 1]), UNIT), ValueError, "origin"),
     (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), T(R=np.diag([1.0, 1, -1])), UNIT), ValueError, "origin"),
     (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), np.full((4, 4), np.nan), UNIT), ValueError, "origin"),
     (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), np.eye(3), UNIT), ValueError, "origin"),
     (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), None, np.full((6, 6), np.inf)), ValueError, "inertia"),
     (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), None, np.eye(3)), ValueError, "inertia"),
+    (lambda m: m.add_body("x", 0, Revolute((0, 0, 1)), None, np.eye(6, dtype=complex)), TypeError, "inertia"),
+    (lambda m: m.add_frame("base", 0), ValueError, "name"),
+    (lambda m: m.add_frame("tip", "nobody"), ValueError, "body"),
+    (lambda m: m.add_frame("tip", 0, np.eye(3)), ValueError, "offset"),
 ])
 def test_bad_add_body_raises_naming_the_argument(call, exc, arg):
     m = _base()
     with pytest.raises(exc, match=rf"^{arg}:"):
         call(m)
-    assert m.n_bodies == 1, "a rejected body must not be added"
+    assert m.build().n_bodies == 1, "a rejected body must not be added"
+
+
+def test_duplicate_joint_names_are_refused():
+    m = _base()
+    m.add_body("a", 0, Revolute((0, 0, 1), name="hip"), None, UNIT)
+    with pytest.raises(ValueError, match="^joint: a joint called 'hip'"):
+        m.add_body("b", 0, Revolute((0, 0, 1), name="hip"), None, UNIT)
 
 
 def test_base_rules():
+    """The first body is the base, takes no parent or joint; a fixed base may be
+    massless; a floating base with no inertia anywhere is refused by forward
+    dynamics with a message naming it."""
     with pytest.raises(ValueError, match="^parent:"):
-        Model().add_body("base", 0, None, None, UNIT)
+        ModelBuilder().add_body("base", 0, None, None, UNIT)
     with pytest.raises(ValueError, match="^parent:"):
-        Model().add_body("base", "world", None, None, UNIT)
+        ModelBuilder().add_body("base", "world", None, None, UNIT)
     with pytest.raises(ValueError, match="^joint:"):
-        Model().add_body("base", None, Revolute((0, 0, 1)), None, UNIT)
-    with pytest.raises(ValueError, match="^inertia:"):
-        Model(floating_base=True).add_body("base", None, None, None, None)
-    fixed = Model(floating_base=False)
+        ModelBuilder().add_body("base", None, Revolute((0, 0, 1)), None, UNIT)
+    fixed = ModelBuilder(floating_base=False)
     fixed.add_body("base", None, None, None, None)                  # allowed: it never moves
     fixed.add_body("link", 0, Revolute((0, 0, 1)), None, UNIT)
-    with pytest.raises(ValueError, match="^inertia:"):
-        fixed.add_body("link2", 1, Revolute((0, 0, 1)), None, None)
-    r = liedyn.inverse_dynamics(fixed, None, None, np.ones((3, 1)), 0)
-    assert np.all(np.isfinite(r.tau))
+    fixed = fixed.build()
+    # A unit box spinning about its own z axis: the reaction torque is
+    # exactly J q̈ = 0.1 · 2 about z, the joint torque 0.2; gravity loads the base.
+    r = liedyn.inverse_dynamics(fixed, None, None, np.array([[0.3], [0.0], [2.0]]), 0)
+    assert_close(r.tau, [[0.2]], rtol=1e-15, what="tau")
+    assert_close(r.base_wrench, [[0.0, 0.0, 0.2, 0.0, 0.0, 9.81]], rtol=0, atol=1e-15,
+                 what="reaction")
+    empty = ModelBuilder(floating_base=True)
+    empty.add_body("base", None, None, None, None)
+    empty = empty.build()
+    with pytest.raises(ValueError, match="^base 'base': articulated inertia M\\^A_0"):
+        liedyn.forward_dynamics(empty, None, np.zeros((1, 6)), np.zeros((2, 0)), 0,
+                                tau=np.zeros((1, 0)), base_wrench=np.zeros((1, 6)))
 
 
 @pytest.mark.parametrize("make,exc,arg", [
@@ -162,18 +189,102 @@ def test_base_rules():
     (lambda: Revolute((0, 0, 1), armature=-0.1), ValueError, "armature"),
     (lambda: Prismatic((0, 0, 1), damping=-1.0), ValueError, "damping"),
     (lambda: Prismatic((0, 0, 1), damping=np.nan), ValueError, "damping"),
-    (lambda: Model(gravity=(0.0, np.nan, -9.81)), ValueError, "gravity"),
-    (lambda: Model(gravity=(0.0, -9.81)), ValueError, "gravity"),
-    (lambda: Model(floating_base="yes"), TypeError, "floating_base"),
+    (lambda: Prismatic((0, 0, 1), damping=True), TypeError, "damping"),
+    (lambda: Revolute((0, 0, 1), lower=1.0, upper=-1.0), ValueError, "lower"),
+    (lambda: Revolute((0, 0, 1), lower=np.nan), ValueError, "lower"),
+    (lambda: Revolute((0, 0, 1), name=""), TypeError, "name"),
+    (lambda: ModelBuilder(gravity=(0.0, np.nan, -9.81)), ValueError, "gravity"),
+    (lambda: ModelBuilder(gravity=(0.0, -9.81)), ValueError, "gravity"),
+    (lambda: ModelBuilder(floating_base="yes"), TypeError, "floating_base"),
+    (lambda: ModelBuilder().build(), ValueError, "model"),
+    (lambda: Model(), TypeError, "Model"),
 ])
 def test_bad_joints_and_models(make, exc, arg):
     with pytest.raises(exc, match=rf"^{arg}:"):
         make()
 
 
-def test_empty_model_is_rejected_by_algorithms():
-    with pytest.raises(ValueError, match="^model:"):
-        liedyn.inverse_dynamics(Model(), np.eye(4), np.zeros((2, 6)), np.zeros((3, 0)), 0)
+# ----------------------------------------------------------- frozen --
+
+def test_built_model_owns_copies_of_its_inputs():
+    """Reusing one origin matrix, point, axis or gravity array after handing
+    it to the builder changes nothing: every body keeps the value it was
+    given, and the caller's arrays stay writable."""
+    g = np.array([0.0, 0.0, -9.81])
+    b = ModelBuilder(gravity=g)
+    b.add_body("base", None, None, None, UNIT)
+    T0 = np.eye(4)
+    p = np.array([0.0, 0.0, 0.06])
+    e = np.array([0.0, 1.0, 0.0])
+    for k in range(3):
+        T0[2, 3] = -0.1 * (k + 1)
+        b.add_body(f"link{k}", k, Revolute(e, point=p), T0, UNIT)
+    joint = Revolute(e, point=p)
+    p[2] = 7.0
+    e[:] = (1.0, 0.0, 0.0)
+    g[2] = 1.0
+    m = b.build()
+    assert g.flags.writeable and T0.flags.writeable and p.flags.writeable
+    assert_close(m.body_origin[1:, 2, 3], [-0.1, -0.2, -0.3], rtol=0, atol=1e-15, what="origins")
+    assert_close(m.joint_point[1:], [[0.0, 0.0, 0.06]] * 3, rtol=0, atol=0, what="points")
+    assert_close(joint.point, [0.0, 0.0, 0.06], rtol=0, atol=0, what="joint point")
+    assert_close(joint.axis, [0.0, 1.0, 0.0], rtol=0, atol=0, what="joint axis")
+    assert_close(m.gravity, [0.0, 0.0, -9.81], rtol=0, atol=0, what="gravity")
+    # the builder goes on: a later body does not change the model built before it
+    b.add_body("late", 0, Revolute(e), None, UNIT)
+    assert m.n_bodies == 4 and b.build().n_bodies == 5
+
+
+def test_model_cannot_be_changed():
+    m = _two_arm_example()
+    for name in ("floating_base", "gravity", "body_parent", "n_bodies", "anything"):
+        with pytest.raises(AttributeError):
+            setattr(m, name, 1)
+    with pytest.raises(AttributeError):
+        del m.body_mass
+    for name in ("gravity", "body_parent", "joint_screw", "body_home", "body_inertia",
+                 "body_mass", "joint_armature", "joint_lower", "frame_offset", "home_pose"):
+        a = getattr(m, name)
+        assert not a.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            a.reshape(-1)[0] = 1.0
+    with pytest.raises(AttributeError):
+        Revolute((0, 0, 1)).axis = np.zeros(3)
+
+
+def test_pickled_model_rebuilds_the_same_arrays():
+    m = random_tree_model()
+    m2 = pickle.loads(pickle.dumps(m))
+    for f in ("body_parent", "joint_screw", "body_home", "body_inertia", "joint_damping",
+              "frame_offset", "gravity"):
+        assert np.array_equal(getattr(m2, f), getattr(m, f)), f
+    assert m2.body_names == m.body_names and m2.floating_base == m.floating_base
+    q = np.random.default_rng(5).normal(size=(3, m.n_joints))
+    V = np.random.default_rng(6).normal(size=(2, 6))
+    a = liedyn.inverse_dynamics(m, None, V, q, 0)
+    b = liedyn.inverse_dynamics(m2, None, V, q, 0)
+    assert np.array_equal(a.tau, b.tau)
+
+
+def random_tree_model():
+    from models.trees import random_tree
+    return random_tree(np.random.default_rng(4), 6, armature=True, damping=True)
+
+
+def test_frames_are_named_and_fixed_on_bodies():
+    b = _base()
+    b.add_body("arm", 0, Revolute((0, 0, 1)), T(x=0.5), UNIT)
+    assert b.add_frame("tool", "arm", T(z=0.1)) == 2
+    assert b.add_frame("camera", 0) == 3
+    m = b.build()
+    assert m.frame_names == ("base", "arm", "tool", "camera")
+    assert list(m.frame_body) == [0, 1, 1, 0]
+    assert_close(m.frame_offset[2], T(z=0.1), rtol=0, atol=0, what="offset")
+    assert m.frame_index("tool") == 2
+    with pytest.raises(ValueError, match="^name: unknown frame 'nope'"):
+        m.frame_index("nope")
+    with pytest.raises(ValueError, match="^name: unknown body 'tool'"):
+        m.body_index("tool")
 
 
 # ----------------------------------------------------------- inertia --
@@ -185,17 +296,14 @@ def _perturbed(i, k, d):
 
 
 @pytest.mark.parametrize("Mb,msg", [
-    (se3.spatial_inertia(0.0, np.zeros(3), np.eye(3) * 0.1), "mass must be positive"),
-    (se3.spatial_inertia(-1.0, np.zeros(3), np.eye(3) * 0.1), "mass must be positive"),
+    (se3.spatial_inertia(-1.0, np.zeros(3), np.eye(3) * 0.1), "mass must be non-negative"),
     (se3.spatial_inertia(1.0, np.zeros(3), np.diag([-0.01, 0.5, 0.5])), "positive semi-definite"),
-    (se3.spatial_inertia(1.0, (0.3, 0, 0), np.diag([0.1, 0.1, 0.3])), "triangle"),
-    (se3.spatial_inertia(1.0, np.zeros(3), np.diag([0.1, 0.1, 0.2 * (1 + 1e-6)])), "triangle"),
     (_perturbed(0, 1, 1e-3), "symmetric"),
     (_perturbed(3, 3, 1e-3), "lower-right"),
     (_perturbed(3, 4, 1e-3) + _perturbed(4, 3, 1e-3) - UNIT, "lower-right"),
     (_perturbed(0, 3, 1e-3) + _perturbed(3, 0, 1e-3) - UNIT, "skew"),
 ])
-def test_non_physical_inertias_rejected(Mb, msg):
+def test_unusable_inertias_rejected(Mb, msg):
     with pytest.raises(ValueError, match=rf"^inertia: .*{msg}"):
         check_inertia(Mb)
     m = _base()
@@ -203,27 +311,72 @@ def test_non_physical_inertias_rejected(Mb, msg):
         m.add_body("x", 0, Revolute((0, 0, 1)), None, Mb)
 
 
+@pytest.mark.parametrize("Mb,msg", [
+    (se3.spatial_inertia(0.0, np.zeros(3), np.eye(3) * 0.1), "without mass"),
+    (se3.spatial_inertia(1.0, (0.3, 0, 0), np.diag([0.1, 0.1, 0.3])), "triangle"),
+    (se3.spatial_inertia(1.0, np.zeros(3), np.diag([0.1, 0.1, 0.2 * (1 + 1e-6)])), "triangle"),
+])
+def test_usable_but_unphysical_inertias_warn(Mb, msg):
+    """Common in robot description files; the algorithms only need a
+    positive semi-definite inertia, so they are accepted with a warning."""
+    m = _base()
+    with pytest.warns(RuntimeWarning, match=rf"^inertia: .*{msg}"):
+        m.add_body("x", 0, Revolute((0, 0, 1)), None, Mb)
+    assert_close(m.build().body_inertia[1], Mb, rtol=0, atol=1e-15, what="stored")
+
+
 def test_degenerate_but_physical_inertias_accepted():
-    """Point masses, thin rods (J = diag(I, I, 0)) and flat plates
-    (J₃ = J₁ + J₂) sit on the boundary and are valid, also when rotated."""
+    """Point masses, thin rods (J = diag(I, I, 0)), flat plates
+    (J₃ = J₁ + J₂) and massless bodies sit on the boundary and are valid,
+    also when rotated, without a warning."""
     rng = np.random.default_rng(2)
     R = se3.exp_so3(rng.normal(size=3))
     com = rng.normal(size=3)
     cases = {
-        "point": np.zeros((3, 3)),
-        "rod": np.diag([1.0, 1.0, 0.0]) * 2.0 * 0.6**2 / 12.0,
-        "rotated rod": R @ np.diag([0.06, 0.06, 0.0]) @ R.T,
-        "plate": R @ np.diag([0.02, 0.05, 0.07]) @ R.T,
+        "point": (2.0, np.zeros((3, 3))),
+        "rod": (2.0, np.diag([1.0, 1.0, 0.0]) * 2.0 * 0.6**2 / 12.0),
+        "rotated rod": (2.0, R @ np.diag([0.06, 0.06, 0.0]) @ R.T),
+        "plate": (2.0, R @ np.diag([0.02, 0.05, 0.07]) @ R.T),
+        "massless": (0.0, np.zeros((3, 3))),
     }
-    for what, J in cases.items():
-        Mb = se3.spatial_inertia(2.0, com, J)
-        m, c, Jc = check_inertia(Mb)
-        assert_close(m, 2.0, rtol=1e-15, what=f"{what} mass")
-        assert_close(c, com, rtol=0, atol=1e-14, what=f"{what} com")
+    for what, (mass, J) in cases.items():
+        c0 = com if mass > 0 else np.zeros(3)
+        Mb = se3.spatial_inertia(mass, c0, J)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            m, c, Jc = check_inertia(Mb)
+            model = _base()
+            model.add_body("x", 0, Revolute((0, 0, 1)), None, Mb)
+        assert_close(m, mass, rtol=1e-15, what=f"{what} mass")
+        assert_close(c, c0, rtol=0, atol=1e-14, what=f"{what} com")
         assert_close(Jc, J, rtol=0, atol=1e-14, what=f"{what} J")
-        model = _base()
-        model.add_body("x", 0, Revolute((0, 0, 1)), None, Mb)
-        assert_close(model.body_inertia[1], Mb, rtol=0, atol=1e-14, what=f"{what} stored")
+        assert_close(model.build().body_inertia[1], Mb, rtol=0, atol=1e-14, what=f"{what} stored")
+
+
+def test_massless_link_between_two_joints():
+    """A 2-axis hip written as a massless link between two revolute joints
+    with different axes: forward dynamics inverts inverse dynamics. A
+    massless leaf on a joint is singular, and the error names it."""
+    b = _base()
+    b.add_body("hip_x", 0, Revolute((1, 0, 0)), T(z=-0.1), None)
+    b.add_body("thigh", "hip_x", Revolute((0, 1, 0)), T(z=-0.05),
+               se3.spatial_inertia(2.0, (0, 0, -0.2), np.diag([0.02, 0.02, 0.004])))
+    m = b.build()
+    rng = np.random.default_rng(8)
+    r = 2
+    V = rng.normal(size=(r + 2, 6))
+    q = rng.normal(size=(r + 3, 2))
+    inv = liedyn.inverse_dynamics(m, None, V, q, r)
+    fwd = liedyn.forward_dynamics(m, None, V[:1], q[:2], r, tau=inv.tau,
+                                  base_wrench=inv.base_wrench)
+    assert_close(fwd.q, q, rtol=1e-10, atol=1e-10, what="q")
+    assert_close(fwd.base_twist, V, rtol=1e-10, atol=1e-10, what="V")
+    leaf = _base()
+    leaf.add_body("antenna", 0, Revolute((0, 0, 1)), T(x=0.2), None)
+    leaf = leaf.build()
+    with pytest.raises(ValueError, match="^joint of body 'antenna' \\(q column 0\\): singular"):
+        liedyn.forward_dynamics(leaf, None, np.zeros((1, 6)), np.zeros((2, 1)), 0,
+                                tau=np.zeros((1, 1)), base_wrench=np.zeros((1, 6)))
 
 
 def test_check_inertia_recovers_parameters_of_random_bodies():
@@ -239,12 +392,12 @@ def test_check_inertia_recovers_parameters_of_random_bodies():
         assert_close(Jc, J, rtol=0, atol=1e-13, what="J")
 
 
-def test_body_index_errors_name_the_argument():
+def test_lookup_errors_name_the_argument():
     m = _two_arm_example()
-    assert m.body_index("body3") == 3 and m.body_index(2) == 2
+    assert m.body_index("body3") == 3
     with pytest.raises(ValueError, match="^name: unknown body"):
         m.body_index("nobody")
-    with pytest.raises(ValueError, match="^name: index 4 out of range"):
-        m.body_index(4)
+    with pytest.raises(ValueError, match="^name: unknown joint"):
+        m.joint_index("base")
     with pytest.raises(TypeError, match="^name:"):
         m.body_index(1.0)
