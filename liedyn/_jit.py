@@ -314,7 +314,10 @@ if HAVE_NUMBA:
             """Delete this kernel's index and data files."""
             base = os.path.join(self.cache_path, glob.escape(self._impl.filename_base))
             for path in glob.glob(base + ".nbi") + glob.glob(base + ".*.nbc"):
-                os.unlink(path)
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:   # another process was quicker
+                    pass
 
     class _KernelCache(_caching._Cache):
         """The cache numba consults for one of our dispatchers.
