@@ -50,12 +50,13 @@ def warm_up(progress=None):
 
     r = 1
     rng = np.random.default_rng(0)
-    C = se3.exp(rng.normal(size=6))
     m = timed("model", _tiny_model)
+    C = se3.exp(rng.normal(size=6))
     P = m.home_pose    # read-only, and kernels are specialised on that: both kinds are used
     n, N, B = m.n_joints, m.n_bodies, 2
     Vb, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, n))
-    Wb, tau, W = rng.normal(size=(r + 1, 6)), rng.normal(size=(r + 1, n)), rng.normal(size=(r + 1, N, 6))
+    Wb, tau = rng.normal(size=(r + 1, 6)), rng.normal(size=(r + 1, n))
+    W = rng.normal(size=(r + 1, N, 6))
     # One entry per public algorithm: (group, call).
     groups = [
         ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]))),
@@ -83,7 +84,8 @@ def warm_up(progress=None):
 
 def main(argv=None):
     """Compile every kernel into the cache; the exit status is 0 on success."""
-    argparse.ArgumentParser(prog="python -m liedyn.compile", description=__doc__.split("\n")[0]
+    argparse.ArgumentParser(prog="python -m liedyn.compile",
+                            description="Compile every liedyn kernel into the on-disk cache."
                             ).parse_args(argv)
     from . import _jit
 
