@@ -64,7 +64,7 @@ from .se3 import _Ad_into, shift_twist, shift_wrench_acc
 PIVOT_RTOL = 1e-11
 
 
-@njit(inline=True)
+@njit
 def configuration(model, ws, C0, V0, q, r):
     """Everything of order 0 that the passes need: poses, ``S_j``, ``V_j``,
     ``c^(0..1)``, ``I_c^(0)``; zero the rows the passes accumulate into."""
@@ -83,7 +83,7 @@ def configuration(model, ws, C0, V0, q, r):
         _body_mass_jets(j, 0, model, C, V, binom, c, Ic)                      # c^(0,1), I_c^(0)
 
 
-@njit(inline=True)
+@njit
 def articulated_inertia(model, ws, motion):
     """``M^A_j``, ``U_j``, ``D_j`` for every body, leaves first (SPEC §5, §6).
 
@@ -163,7 +163,7 @@ def cholesky6_solve(L, x):
         x[i] = s / L[i, i]
 
 
-@njit(inline=True)
+@njit
 def bias_pass(model, ws, k, q, tau, W_app, motion):
     """Order k, leaves first: ``W^A_{j,k}``, ``Vbias_j`` and ``q̃_j``."""
     parent, mass, damp, g = model.body_parent, model.body_mass, model.joint_damping, model.gravity
@@ -205,7 +205,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
             W[k, p, a] += acc                                                  # SPEC §5, §6: parent's W^A
 
 
-@njit(inline=True)
+@njit
 def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
     """Order k, parents first: ``V₀^(k+1)`` or ``W₀^(k)``, then ``q^(k+2)``,
     ``V^(k+1)``, ``W^(k)`` and the forces of motion-driven joints.
@@ -259,7 +259,7 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
         shift_wrench_acc(1.0, Wb[k], o, W[k, 0])
 
 
-@njit(inline=True)
+@njit
 def articulated_body(model, ws, C0, V0, Vb, Wb, W_app, r, q, tau, motion, base_motion):
     """Orders ``0..r`` of forward/hybrid dynamics in place on ``q`` (rows 0–1
     the state, motion-driven rows given, the rest zero) and ``tau``; returns

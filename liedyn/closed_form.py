@@ -70,7 +70,7 @@ __all__ = [
 
 # ---------------------------------------------------------------- kernels --
 
-@njit(inline=True)
+@njit
 def _inertia_jets(model, ws, r, Mc, Bc):
     """Each body's world inertia jet ``M_j^(0..r)`` and ``B_j^(0..r)``."""
     C, V, c, Ic, binom = ws.C, ws.V, ws.c, ws.Ic, ws.binom
@@ -88,7 +88,7 @@ def _inertia_jets(model, ws, r, Mc, Bc):
                     _coad_acc(binom[k, l], V[l, j], Mc[k - l, j, :, col], Bc[k, j, :, col])
 
 
-@njit(inline=True)
+@njit
 def _composite(r, parent, Mc, Bc, Wc):
     """Subtree sums, leaves first (``parent[j] < j``)."""
     for j in range(parent.shape[0] - 1, 0, -1):
@@ -132,7 +132,7 @@ def _body_products(a, r, binom, S, Mc, Bc, F, P, Z):
                 Z[m, i] += bn * z
 
 
-@njit(inline=True)
+@njit
 def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, gq, Qq):
     """Fill the jets of ``M``, ``C``, ``g`` and ``Sᵀ G_c W_app`` (no armature)."""
     for a in range(1, parent.shape[0]):

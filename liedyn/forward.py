@@ -63,7 +63,7 @@ def base_outputs(ws, V_in, Wb, r, base_motion, V_out, W0):
             W0[k] = Wb[k]
 
 
-@njit(inline=True)
+@njit
 def forward_dynamics_kernel(model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q, W0, tau):
     """Orders ``0..r`` (SPEC §5); returns a status."""
     status = check_motion(model, C0, V0, q0, 1, 2)
@@ -88,12 +88,7 @@ def forward_dynamics_kernel(model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V_out, 
     return OK
 
 
-@njit
-def _forward_dynamics(model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q, W0, tau):
-    return forward_dynamics_kernel(model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q, W0, tau)
-
-
-_FORWARD_DYNAMICS = Kernel(_forward_dynamics)
+_FORWARD_DYNAMICS = Kernel(forward_dynamics_kernel)
 _EMPTY_WRENCH = np.zeros((0, 6))
 _EMPTY_WRENCH.setflags(write=False)
 

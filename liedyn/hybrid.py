@@ -54,7 +54,7 @@ def _known_finite(x, motion, rows_from, want_motion):
     return True
 
 
-@njit(inline=True)
+@njit
 def hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion, base_motion,
                            V_out, q, W0, tau):
     """Orders ``0..r`` (SPEC §6); returns a status."""
@@ -93,14 +93,7 @@ def hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion
     return OK
 
 
-@njit
-def _hybrid_dynamics(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion, base_motion, V_out,
-                     q, W0, tau):
-    return hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion,
-                                  base_motion, V_out, q, W0, tau)
-
-
-_HYBRID_DYNAMICS = Kernel(_hybrid_dynamics)
+_HYBRID_DYNAMICS = Kernel(hybrid_dynamics_kernel)
 
 
 def joint_mask(model, motion_driven, name="motion_driven"):

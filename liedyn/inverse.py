@@ -36,7 +36,7 @@ from .se3 import shift_wrench_acc, unshift_wrench
 from .workspace import workspace_for
 
 
-@njit(inline=True)
+@njit
 def _outward(model, ws, W_app, r):
     """Per-body momentum jets and the body's own share of ``W^(0..r)``."""
     C, V, c, Ic, Pi, W, binom, o = ws.C, ws.V, ws.c, ws.Ic, ws.Pi, ws.W, ws.binom, ws.o
@@ -54,7 +54,7 @@ def _outward(model, ws, W_app, r):
             _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                 # − M^(k) G
 
 
-@njit(inline=True)
+@njit
 def _inward(model, ws, q, r, tau):
     """Accumulate children's wrenches (leaves first) and project on the screws."""
     parent, arm, damp = model.body_parent, model.joint_armature, model.joint_damping
@@ -74,7 +74,7 @@ def _inward(model, ws, q, r, tau):
             tau[k, j - 1] = acc
 
 
-@njit(inline=True)
+@njit
 def inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau):
     """Orders ``0..r`` into ``W0`` and ``tau``; returns a status (SPEC §4)."""
     status = check_motion(model, C0, Vb, q, r + 2, r + 3)
@@ -93,12 +93,7 @@ def inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau):
     return OK
 
 
-@njit
-def _inverse_dynamics(model, ws, C0, Vb, q, W_app, r, W0, tau):
-    return inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau)
-
-
-_INVERSE_DYNAMICS = Kernel(_inverse_dynamics)
+_INVERSE_DYNAMICS = Kernel(inverse_dynamics_kernel)
 
 
 def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, workspace=None):

@@ -88,7 +88,7 @@ def set_base(model, ws, C0, Vb, rows):
         ws.S[k, 0] = 0.0
 
 
-@njit(inline=True)
+@njit
 def poses(model, ws, q0):
     """Zeroth order: ``F_j``, ``C_j`` for every body (pre-order)."""
     Y, H, parent = model.joint_screw, model.body_home, model.body_parent
@@ -130,7 +130,7 @@ def screw_twist_order(j, p, k, q, binom, S, V):
         V[k, j, i] = acc
 
 
-@njit(inline=True)
+@njit
 def kinematics(model, ws, q, K):
     """Poses and jets ``S^(0..K)``, ``V^(0..K)`` (base rows set by :func:`set_base`)."""
     poses(model, ws, q[0])

@@ -1,0 +1,128 @@
+"""Compile every kernel ahead of time: ``python -m liedyn.compile``.
+
+Kernels are otherwise compiled on the first call of each algorithm (a few
+seconds each) and cached on disk (see :mod:`liedyn._jit`). This fills the
+cache in one go, for instance after installing or upgrading, so that later
+processes start at once. It prints one line per kernel group (seconds, and
+how many kernels were compiled rather than loaded) and the total.
+"""
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+
+def _tiny_model():
+    """A floating base carrying a revolute and a prismatic joint."""
+    from liedyn import ModelBuilder, Prismatic, Revolute, se3
+
+    I = se3.spatial_inertia(0.5, (0.0, 0.0, 0.05), np.diag([2e-3, 2e-3, 1e-3]))
+    T = np.eye(4)
+    T[2, 3] = -0.1
+    b = ModelBuilder(floating_base=True, gravity=(0.0, 0.0, -9.81))
+    b.add_body("base", None, None, np.eye(4), I)
+    b.add_body("arm", "base", Revolute(axis=(0, 1, 0), point=(0, 0, 0.05), armature=1e-3,
+                                       damping=1e-2), T, I)
+    b.add_body("slider", "arm", Prismatic(axis=(1, 0, 0)), T, I)
+    return b.build()
+
+
+def warm_up(progress=None):
+    """Call each public algorithm once on a tiny model, so that every kernel
+    is compiled (or loaded from the cache).
+
+    Parameters
+    ----------
+    progress : callable ``(group, seconds)``, optional
+        Called after each group of kernels with its name and wall time.
+    """
+    import liedyn
+    from liedyn import se3
+
+    def timed(group, call):
+        t = time.perf_counter()
+        result = call()
+        if progress is not None:
+            progress(group, time.perf_counter() - t)
+        return result
+
+    r = 1
+    rng = np.random.default_rng(0)
+    m = timed("model", _tiny_model)
+    C = se3.exp(rng.normal(size=6))
+    n, N, B = m.n_joints, m.n_bodies, 2
+    Vb, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, n))
+    Wb, tau = rng.normal(size=(r + 1, 6)), rng.normal(size=(r + 1, n))
+    W = rng.normal(size=(r + 1, N, 6))
+
+    def stack(x):
+        return np.stack([x] * B)
+
+    # One entry per public algorithm: (group, call).
+    groups = [
+        ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]))),
+        ("forward kinematics", lambda: liedyn.forward_kinematics(m, C, Vb[:r + 1], q[:r + 2], r)),
+        ("inverse dynamics", lambda: liedyn.inverse_dynamics(m, C, Vb, q, r, applied=W,
+                                                             workspace=liedyn.Workspace(m, r))),
+        ("forward dynamics", lambda: liedyn.forward_dynamics(
+            m, C, Vb[:1], q[:2], r, tau=tau, base_wrench=Wb, applied=W,
+            workspace=liedyn.Workspace(m, r))),
+        ("hybrid dynamics", lambda: liedyn.hybrid_dynamics(
+            m, C, Vb, q, r, motion_driven=[0], tau=tau, base_wrench=Wb)),
+        ("closed form", lambda: (
+            liedyn.mass_matrix(m, C, q[0]), liedyn.coriolis_matrix(m, C, Vb[:1], q[:2]),
+            liedyn.gravity_vector(m, C, q[0]), liedyn.damping_matrix(m),
+            liedyn.closed_form_inverse_dynamics(liedyn.closed_form_jets(m, C, Vb, q, r)))),
+        ("batch", lambda: (
+            liedyn.inverse_dynamics_batch(m, stack(C), stack(Vb), stack(q), r),
+            liedyn.inverse_dynamics_batch(m, stack(C), stack(Vb), stack(q), r,
+                                          workspace=liedyn.Workspace(m, r, samples=B)),
+            liedyn.forward_dynamics_batch(m, stack(C), stack(Vb[:1]), stack(q[:2]), r,
+                                          tau=stack(tau), base_wrench=stack(Wb)),
+            liedyn.forward_dynamics_batch(m, stack(C), stack(Vb[:1]), stack(q[:2]), r,
+                                          tau=stack(tau), base_wrench=stack(Wb),
+                                          workspace=liedyn.Workspace(m, r, samples=B)))),
+    ]
+    for group, call in groups:
+        timed(group, call)
+
+
+def main(argv=None):
+    """Compile every kernel into the cache; the exit status is 0 on success."""
+    argparse.ArgumentParser(prog="python -m liedyn.compile",
+                            description="Compile every liedyn kernel into the on-disk cache."
+                            ).parse_args(argv)
+    from . import _jit
+
+    if not _jit.HAVE_NUMBA:
+        print("liedyn.compile: numba is not installed, kernels run interpreted; "
+              "install it with `pip install numba`", file=sys.stderr)
+        return 1
+    if _jit._numba.config.DISABLE_JIT:
+        print("liedyn.compile: NUMBA_DISABLE_JIT is set, kernels run interpreted; nothing to do")
+        return 0
+    folder = _jit.cache_folder()
+    if folder is None:
+        print("liedyn.compile: no usable cache folder, so compiled kernels cannot be kept "
+              "for later processes", file=sys.stderr)
+        return 1
+    _jit.compiling_ahead()
+    print(f"compiling liedyn's kernels into {folder}", flush=True)
+    start = time.perf_counter()
+    before = _jit.compiled_count()
+
+    def progress(group, seconds):
+        nonlocal before
+        count, before = _jit.compiled_count() - before, _jit.compiled_count()
+        print(f"  {group:<20} {seconds:6.1f} s  {count:3d} compiled", flush=True)
+
+    warm_up(progress)
+    print(f"done: {_jit.compiled_count()} kernels compiled in "
+          f"{time.perf_counter() - start:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
