@@ -14,7 +14,6 @@ means taken in the same run.
 """
 
 import argparse
-import time
 from pathlib import Path
 
 import matplotlib
@@ -26,6 +25,7 @@ from models.trees import benchmark_tree
 from . import _fit
 from ._provenance import stamp
 from ._table import ResultTable, num
+from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file backend)
@@ -40,9 +40,6 @@ N_BOD_FULL = tuple(range(1, 200, 2))                # Table 4: 100 sizes, N ≤ 
 CALLS_QUICK, CALLS_FULL = 500, 1000
 PIN_BYTES_PER_NV3 = 66.0      # memory of pinocchio.Data (4.1), measured at nv = 106..306
 PIN_MAX_GB = 2.5              # default: Pinocchio up to N = 306 (nv = 311)
-WARMUP = 5                    # Table 4: warm-up = 5
-WARMUP_SECONDS = 0.05         # and long enough to settle caches and the CPU clock
-ROUNDS = 10
 
 
 def n_bodies(n_bod):
@@ -52,62 +49,6 @@ def n_bodies(n_bod):
 def tree(n_bod):
     """The benchmark tree of SPEC §9 with ``n_bod`` bodies per branch."""
     return benchmark_tree(n_branches=N_BRANCHES, bodies_per_branch=n_bod)
-
-
-# ------------------------------------------------------------------ timing --
-
-def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
-    """Time several zero-argument callables ``fns`` (a dict name → callable)
-    against each other, interleaved so that they share the machine's load.
-
-    Each callable gets untimed warm-up calls (``warmup`` of them and for at
-    least ``WARMUP_SECONDS``, but no longer than a quarter of ``budget``
-    for a slow one), then up to ``calls``
-    timed calls in ``rounds`` rounds; within a round every callable runs its
-    share in turn. With ``budget`` (seconds per callable) the number of calls
-    is cut so that the total stays near the budget (at least 3), estimated
-    from the slowest warm-up call. Returns ``{name: dict(mean=,
-    round_median_min=, calls=)}`` in seconds per call: ``mean`` over all
-    timed calls (the paper's statistic) and ``round_median_min`` the smallest
-    of the per-round medians, which discounts bursts of other load on a
-    shared machine.
-    """
-    n_calls = {}
-    for name, fn in fns.items():
-        slowest, i, start = 0.0, 0, time.perf_counter()
-        while True:
-            t0 = time.perf_counter()
-            fn()
-            slowest = max(slowest, time.perf_counter() - t0)
-            i += 1
-            elapsed = time.perf_counter() - start
-            if (i >= warmup and elapsed >= WARMUP_SECONDS) or (
-                    budget is not None and elapsed >= budget / 4):
-                break
-        n_calls[name] = (int(max(3, min(calls, budget / slowest)))
-                         if budget is not None and slowest > 0.0 else calls)
-    times = {name: [] for name in fns}
-    for k in range(rounds):
-        for name, fn in fns.items():
-            share = n_calls[name] * (k + 1) // rounds - n_calls[name] * k // rounds
-            block = np.empty(share)
-            for i in range(share):
-                t0 = time.perf_counter()
-                fn()
-                block[i] = time.perf_counter() - t0
-            times[name].append(block)
-    out = {}
-    for name, blocks in times.items():
-        medians = [np.median(b) for b in blocks if b.size]
-        every = np.concatenate(blocks)
-        out[name] = {"mean": float(every.mean()), "round_median_min": float(min(medians)),
-                     "calls": int(every.size)}
-    return out
-
-
-def time_call(fn, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
-    """:func:`time_calls` for one callable."""
-    return time_calls({"f": fn}, calls, warmup, budget, rounds)["f"]
 
 
 # ---------------------------------------------------------------- printing --

@@ -37,7 +37,8 @@ def speed_paragraph(speed_rows, summary_rows=()):
         return f"{v[('N=101 ratio', name)]:.2f}×"
 
     have = lambda *names: all(("N=101", n) in v for n in names)      # noqa: E731
-    pin = ("N=101 ratio", "ID r=0 / pinocchio rnea") in v
+    pin = all(("N=101 ratio", n) in v for n in ("ID r=0 / pinocchio rnea",
+                                                "FD r=0 / pinocchio aba"))
     if have("ID r=0", "ID r=5", "ID r=10", "FD r=0", "FD r=5"):
         out.append(
             f"At N = 101 (five branches of twenty links) inverse dynamics takes {us('ID r=0')} at "
@@ -45,11 +46,12 @@ def speed_paragraph(speed_rows, summary_rows=()):
             + f", {us('ID r=5')} at r = 5 and {us('ID r=10')} at r = 10; forward dynamics "
             f"{us('FD r=0')} at r = 0" + (f" ({ratio('FD r=0 / pinocchio aba')} Pinocchio's `aba`)"
                                           if pin else "") + f" and {us('FD r=5')} at r = 5.")
-    if ("N=101 ratio", "ID r=1 / pinocchio d/dt rnea") in v:
+    if all(("N=101 ratio", n) in v for n in ("ID r=1 / pinocchio d/dt rnea",
+                                             "FD r=1 / pinocchio d/dt aba")):
         out.append(f"The first time derivative costs {ratio('ID r=1 / pinocchio d/dt rnea')} "
                    f"(inverse) and {ratio('FD r=1 / pinocchio d/dt aba')} (forward) of assembling "
                    "it from Pinocchio's analytical partial derivatives.")
-    if ("batch N=7 r=5", "ID batch / single") in v:
+    if all(("batch N=7 r=5", f"{a} batch / single") in v for a in ("ID", "FD")):
         out.append("Batched over a 3000-sample trajectory of the aerial manipulator at r = 5, the "
                    f"per-sample cost is {v[('batch N=7 r=5', 'ID batch / single')]:.2f}× "
                    f"(inverse) and {v[('batch N=7 r=5', 'FD batch / single')]:.2f}× (forward) of "

@@ -36,9 +36,11 @@ the higher orders of that map are not attempted either (the recursion is
 still timed there). Orders not measured are extrapolated with the law fitted
 to the measured ones, ``log t = log a + r log γ`` (least squares, 95 %
 interval of γ), printed, written to the CSV (``*_extrapolated`` columns) and
-drawn hollow with dashed lines. This machine has 24 GB: the r = 8 graphs need
-more (the printed prediction says how much), so r = 8 is extrapolated even
-with ``--full``.
+drawn hollow with dashed lines. This machine has 24 GB, shared with the
+system and other work; ``--full`` attempts graphs predicted to need up to
+16 GB, so the r = 8 graphs (by the prediction about 20 GB for the inverse
+map and 50 GB for the forward map) are extrapolated, not measured, and the
+printed table says how much memory each would need.
 
 Writes ``paper_figures/bench_casadi.csv`` and ``bench_casadi.png``
 (``bench_casadi_full.*`` with ``--full``, ``--out DIR`` for another folder).
@@ -257,8 +259,8 @@ def plot(table, N, stem, fits):
             xt = [num(rows[-1], "casadi_mean_s")] + [num(x, "casadi_extrapolated_s") for x in ext]
             axes[0].semilogy(xr, xt, mk + "--", color=col, mfc="none", lw=0.9,
                              label=f"  extrapolated, × {fits[kind]['time'].gamma()[0]:.2f} per order")
-            axes[1].semilogy([num(x, "r") for x in ext],
-                             [num(x, "memory_extrapolated_gb") for x in ext], mk + "--",
+            axes[1].semilogy(xr, [num(rows[-1], "nodes") * BYTES_PER_NODE / 1e9]
+                             + [num(x, "memory_extrapolated_gb") for x in ext], mk + "--",
                              color=col, mfc="none", lw=0.9)
         if kind != "forward_mass_matrix":
             rec = [x for x in every if x["liedyn_mean_s"]]
@@ -320,8 +322,11 @@ def main(argv=None):
             if msg:
                 stops.append(msg)
     fits = extrapolate(table, model.n_bodies)
-    print(f"measured on {table.stamp['machine']}; code {table.stamp['code']}; kept "
-          f"{len(table.kept)} rows from an earlier run")
+    fresh = [x for x in table.rows if table._key(x) not in set(table.kept)]
+    timed = sum(1 for x in fresh if x["casadi_mean_s"])
+    print(f"measured {len(fresh)} rows in this run (CasADi timed at {timed} orders, the recursion "
+          f"alone at the others), kept {len(table.kept)} ({table.stamp['machine']}; code "
+          f"{table.stamp['code']})")
     report(table, model.n_bodies, fits)
     for msg in stops:
         print(f"stopped: {msg}")

@@ -265,7 +265,7 @@ def plot_growth(vs_n, vs_r, fits, stem):
         x, y = np.array(pts).T
         mk, col = styles[alg]
         f = fits[(alg, r)]
-        a1.plot(x, y * 1e6, mk, color=col, mfc=col if r else "none", ms=5,
+        a1.plot(x, y * 1e6, mk if r else "^", color=col, ms=5,
                 label=f"{alg} r={r}: c₀ = {f.coef[0] * 1e6:.1f} µs, c₁ = {f.coef[1] * 1e6:.3f} µs/body")
         xx = np.linspace(0.0, x.max(), 50)
         a1.plot(xx, f.predict(xx) * 1e6, "-" if r else ":", color=col, lw=1)

@@ -78,10 +78,10 @@ CasADi: world-frame spatial quantities, `mtimes` for the 6×6 products,
 one `solve`. The second curve (`forward_mass_matrix`) is the construction
 the tests use as an oracle because it shares no step with liedyn's
 recursions: the whole (6+n)×(6+n) mass matrix as the Jacobian of the
-Newton–Euler map and a sparse LDLᵀ solve. At N = 101 its graph is about
-twice as large (1.4·10⁵ against 6.3·10⁴ nodes at r = 0), so it is slower
-and made liedyn's speed-up over AD look larger than with the paper's
-construction; both grow by about ×3 per order."""
+Newton–Euler map and a sparse LDLᵀ solve. Its graph is about twice as
+large (column `nodes` of `bench_casadi.csv`), so it is slower, and used as
+the baseline it would make liedyn's speed-up over AD look larger than with
+the paper's construction; the graphs of both grow by about ×3 per order."""
 
 
 @dataclass
@@ -204,7 +204,7 @@ def _mode_part(log, full, out_dir):
         return []
     suffix = "_full" if full else ""
     mode = "full mode (`--full`, the paper's sizes)" if full else "quick mode (the default)"
-    lines = ["", f"# {mode[0].upper()}{mode[1:]}", "",
+    lines = ["", f"## {mode[0].upper()}{mode[1:]}", "",
              "| study | reproduces | status | run (UTC) | code | time [s] |",
              "|---|---|---|---|---|---|"]
     for r in records:
@@ -218,7 +218,7 @@ def _mode_part(log, full, out_dir):
     for r in records:
         cmd = f"python -m experiments.{r['name']}" + "".join(
             f" {a}" for a in r["argv"] if a != str(out_dir) and a != "--out")
-        lines += ["", f"## {r['name']}{' (full)' if full else ''}: {r['title']}", ""]
+        lines += ["", f"### {r['name']}{' (full)' if full else ''}: {r['title']}", ""]
         if r["status"] == "skipped":
             lines.append(f"Skipped: {r['message']}.")
             continue
