@@ -282,9 +282,9 @@ def plot(table, N, stem, fits):
                 title="(b) CasADi graph: memory (≈ 100 B/node) and construction")
     axes[2].set(xlabel="derivative order r", ylabel="CasADi mean time / liedyn mean time",
                 title="(c) ratio of evaluation times (same run)")
-    for ax in axes:
+    for ax, where in zip(axes, ("upper left", "lower right", "lower right")):
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc=where)
         ax.set_xticks(range(0, max_r + 1))
     return B.save(fig, stem)
 
