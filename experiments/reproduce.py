@@ -81,7 +81,13 @@ recursions: the whole (6+n)×(6+n) mass matrix as the Jacobian of the
 Newton–Euler map and a sparse LDLᵀ solve. Its graph is about twice as
 large (column `nodes` of `bench_casadi.csv`), so it is slower, and used as
 the baseline it would make liedyn's speed-up over AD look larger than with
-the paper's construction; the graphs of both grow by about ×3 per order."""
+the paper's construction; the graphs of both grow by about ×3 per order.
+Building a graph takes about 100 bytes of memory per node, so the orders up
+to the paper's r = 8 do not all fit in this machine's 24 GB (shared with
+the system): `bench_casadi` builds only graphs predicted to need at most
+`--max-gb` (1.2 GB quick, 16 GB with `--full`), prints for every other
+order the memory it would need, and extrapolates its time with the law
+fitted to the measured orders, drawn hollow and dashed."""
 
 
 @dataclass
@@ -281,10 +287,16 @@ def main(argv=None):
                     help="benchmarks keep rows of a cut-short run of this machine and code version")
     ap.add_argument("--out", type=Path, default=OUT_DIR,
                     help="output folder (default: the repository's paper_figures/)")
+    ap.add_argument("--readme-only", action="store_true",
+                    help=f"run nothing: rewrite <out>/README.md from <out>/{LOG}")
     args = ap.parse_args(argv)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     log = load_log(out)
+    if args.readme_only:
+        write_readme(log, out)
+        print(f"wrote {out / 'README.md'} from {len(log)} recorded studies")
+        return 0
     results = []
     start = time.time()
     for name, title, resumable in STUDIES:
