@@ -1,18 +1,19 @@
 """Shared machinery of the benchmark scripts (``bench_*.py``): timing a
-callable, resumable CSV tables, the benchmark tree sizes of SPEC §9, random
-inputs, optional Pinocchio counterparts, growth-law fits and plot styling.
+callable, the benchmark tree sizes of SPEC §9, random inputs, optional
+Pinocchio counterparts, the sweep, the fits of the paper's laws and the
+figures. CSV tables are in :mod:`experiments._table`, fits in
+:mod:`experiments._fit`, provenance in :mod:`experiments._provenance`.
 
 Timing protocol (SPEC §9, Table 4): a few warm-up calls, then ``calls``
-calls each timed with ``time.perf_counter``; the mean (the paper's metric,
-elapsed time / calls) and the median are reported. Every comparison is a
-ratio of two timings taken in the same run.
+calls each timed with ``time.perf_counter``, in rounds interleaved with the
+other callables of the same point. The statistic is the paper's, the **mean
+time per call** (elapsed time / calls); the CSV also records, as a robust
+statistic on a shared machine, the **smallest of the per-round medians**
+(``*_round_median_min_s``; 10 rounds). Every comparison is a ratio of two
+means taken in the same run.
 """
 
 import argparse
-import csv
-import os
-import platform
-import time
 from pathlib import Path
 
 import matplotlib
@@ -20,6 +21,11 @@ import numpy as np
 from tqdm import tqdm
 
 from models.trees import benchmark_tree
+
+from . import _fit
+from ._provenance import stamp
+from ._table import ResultTable, num
+from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file backend)
@@ -34,9 +40,6 @@ N_BOD_FULL = tuple(range(1, 200, 2))                # Table 4: 100 sizes, N ≤ 
 CALLS_QUICK, CALLS_FULL = 500, 1000
 PIN_BYTES_PER_NV3 = 66.0      # memory of pinocchio.Data (4.1), measured at nv = 106..306
 PIN_MAX_GB = 2.5              # default: Pinocchio up to N = 306 (nv = 311)
-WARMUP = 5                    # Table 4: warm-up = 5
-WARMUP_SECONDS = 0.05         # and long enough to settle caches and the CPU clock
-ROUNDS = 10
 
 
 def n_bodies(n_bod):
@@ -48,138 +51,7 @@ def tree(n_bod):
     return benchmark_tree(n_branches=N_BRANCHES, bodies_per_branch=n_bod)
 
 
-# ------------------------------------------------------------------ timing --
-
-def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
-    """Time several zero-argument callables ``fns`` (a dict name → callable)
-    against each other, interleaved so that they share the machine's load.
-
-    Each callable gets untimed warm-up calls (``warmup`` of them and for at
-    least ``WARMUP_SECONDS``, but no longer than a quarter of ``budget``
-    for a slow one), then up to ``calls``
-    timed calls in ``rounds`` rounds; within a round every callable runs its
-    share in turn. With ``budget`` (seconds per callable) the number of calls
-    is cut so that the total stays near the budget (at least 3), estimated
-    from the slowest warm-up call. Returns ``{name: dict(mean=, median=,
-    calls=)}`` in seconds per call: ``mean`` over all timed calls (the paper's
-    metric) and ``median`` the smallest of the per-round medians, which
-    discounts bursts of other load on a shared machine.
-    """
-    n_calls = {}
-    for name, fn in fns.items():
-        slowest, i, start = 0.0, 0, time.perf_counter()
-        while True:
-            t0 = time.perf_counter()
-            fn()
-            slowest = max(slowest, time.perf_counter() - t0)
-            i += 1
-            elapsed = time.perf_counter() - start
-            if (i >= warmup and elapsed >= WARMUP_SECONDS) or (
-                    budget is not None and elapsed >= budget / 4):
-                break
-        n_calls[name] = (int(max(3, min(calls, budget / slowest)))
-                         if budget is not None and slowest > 0.0 else calls)
-    times = {name: [] for name in fns}
-    for k in range(rounds):
-        for name, fn in fns.items():
-            share = n_calls[name] * (k + 1) // rounds - n_calls[name] * k // rounds
-            block = np.empty(share)
-            for i in range(share):
-                t0 = time.perf_counter()
-                fn()
-                block[i] = time.perf_counter() - t0
-            times[name].append(block)
-    out = {}
-    for name, blocks in times.items():
-        medians = [np.median(b) for b in blocks if b.size]
-        every = np.concatenate(blocks)
-        out[name] = {"mean": float(every.mean()), "median": float(min(medians)),
-                     "calls": int(every.size)}
-    return out
-
-
-def time_call(fn, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
-    """:func:`time_calls` for one callable."""
-    return time_calls({"f": fn}, calls, warmup, budget, rounds)["f"]
-
-
-# ------------------------------------------------------------- CSV tables --
-
-def machine():
-    """What identifies the computer timings were taken on (host, CPU, cores)."""
-    return f"{platform.node()} {platform.machine()} {os.cpu_count()} cores"
-
-
-class ResultTable:
-    """A CSV file that grows one row at a time, so a cut-short run keeps every
-    finished row; rows whose key is already present are skipped on rerun.
-
-    ``fields`` are the column names, ``key`` the subset identifying a row.
-    ``fresh`` discards an existing file. With ``stamp`` (e.g. :func:`machine`)
-    every row records it in a first column ``machine`` and a file written
-    under another stamp is discarded: timings taken on another computer (say,
-    the CSV that came with a clone) are not mixed with new ones.
-    """
-
-    def __init__(self, path, fields, key, fresh=False, stamp=None):
-        self.path, self.key, self.stamp = Path(path), list(key), stamp
-        self.fields = (["machine"] if stamp is not None else []) + list(fields)
-        self.rows = []
-        if self.path.exists() and not fresh:
-            with open(self.path, newline="") as fh:
-                reader = csv.DictReader(fh)
-                if reader.fieldnames == self.fields:
-                    self.rows = list(reader)
-            if stamp is not None and any(r["machine"] != stamp for r in self.rows):
-                self.rows = []
-        if not self.rows:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "w", newline="") as fh:
-                csv.DictWriter(fh, self.fields).writeheader()
-
-    def _key(self, row):
-        return tuple(str(row[k]) for k in self.key)
-
-    def get(self, **key):
-        k = self._key(key)
-        for row in self.rows:
-            if self._key(row) == k:
-                return row
-        return None
-
-    def add(self, **row):
-        if self.stamp is not None:
-            row["machine"] = self.stamp
-        row = {f: _fmt(row.get(f, "")) for f in self.fields}
-        with open(self.path, "a", newline="") as fh:
-            csv.DictWriter(fh, self.fields).writerow(row)
-        self.rows.append(row)
-        return row
-
-    def remove(self, **key):
-        """Drop the row with this key (the file is rewritten)."""
-        k = self._key(key)
-        self.rows = [r for r in self.rows if self._key(r) != k]
-        with open(self.path, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, self.fields)
-            writer.writeheader()
-            writer.writerows(self.rows)
-
-    def select(self, **where):
-        return [r for r in self.rows if all(str(r[k]) == str(v) for k, v in where.items())]
-
-
-def _fmt(x):
-    if isinstance(x, float):
-        return f"{x:.6e}"
-    return str(x)
-
-
-def num(row, field):
-    """A float field of a CSV row; NaN when empty."""
-    v = row.get(field, "")
-    return float(v) if v not in ("", None) else float("nan")
-
+# ---------------------------------------------------------------- printing --
 
 def print_table(title, header, rows):
     """Print ``rows`` (lists of strings) under ``header`` as aligned columns."""
@@ -201,21 +73,27 @@ def us(seconds):
 def parser(doc, calls_default=(None, None), timing=True):
     """Arguments shared by the benchmarks; ``calls_default`` (quick, full)
     overrides the module's defaults in the help text; ``timing=False`` leaves
-    out the options of scripts that measure (``--calls``, ``--fresh``)."""
+    out the options of scripts that measure (``--calls``, ``--resume``, …)."""
     quick, full = (c if c is not None else d for c, d in zip(calls_default, (CALLS_QUICK, CALLS_FULL)))
     ap = argparse.ArgumentParser(description=doc.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sweep, minutes (default)")
-    mode.add_argument("--full", action="store_true", help="the paper's Table 4 sizes")
+    mode.add_argument("--full", action="store_true",
+                      help="the paper's Table 4 sizes; writes *_full.csv / *_full.png")
     if timing:
         ap.add_argument("--calls", type=int, default=None,
                         help=f"timed calls per point (default {quick} quick, {full} full)")
-        ap.add_argument("--fresh", action="store_true", help="discard finished rows and rerun all")
+        ap.add_argument("--resume", action="store_true",
+                        help="keep the rows of an earlier, cut-short run measured on this "
+                             "machine at this code version (default: measure every row afresh)")
+        ap.add_argument("--n-bod-max", type=int, default=None,
+                        help="leave out tree sizes with more bodies per branch (a shorter trial)")
         ap.add_argument("--pin-max-gb", type=float, default=PIN_MAX_GB,
                         help=f"time Pinocchio only where its Data needs at most this many GB "
                              f"(≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes; default {PIN_MAX_GB})")
-    ap.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default paper_figures/)")
+    ap.add_argument("--out", type=Path, default=OUT_DIR,
+                    help="output folder (default: the repository's paper_figures/)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return ap
 
@@ -239,6 +117,8 @@ def sweep_points(args):
     """``(sweep, n_bod, r)`` of SPEC §9: ``"N"`` over the tree sizes for
     r = 0..5, then ``"r"`` at N = 101 for r = 0..10."""
     sizes = N_BOD_FULL if args.full else N_BOD_QUICK
+    if getattr(args, "n_bod_max", None) is not None:
+        sizes = [nb for nb in sizes if nb <= args.n_bod_max]
     pts = [("N", nb, r) for nb in sizes for r in ORDERS_VS_N]
     return pts + [("r", N_BOD_AT_101, r) for r in ORDERS_VS_R]
 
@@ -252,7 +132,8 @@ def run_sweep(args, table, callables, fields, desc):
     zero-argument callables of one point (a dict name → callable) and
     ``fields(times)`` turns their timings (name → stats) into the fields of
     its row. Rows are appended to the CSV as soon as their size is done.
-    Returns the number of points measured in this run.
+    Returns the number of points measured in this run (the others were
+    kept by ``--resume``).
     """
     groups = {}
     for sweep, n_bod, r in sweep_points(args):
@@ -319,36 +200,38 @@ def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
 
 # ------------------------------------------------------------------- fits --
 
-def fit_power(x, y):
-    """Least-squares fit of ``log y = log a + α log x``: returns ``(a, α)``."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    alpha, loga = np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)
-    return float(np.exp(loga)), float(alpha)
+def law_fits(table, field):
+    """The paper's laws fitted to one recursion benchmark (:mod:`experiments._fit`):
+    ``{("N", r): linear fit of t = c₀ + c₁ N at order r, ("r",): quadratic fit
+    of t = c₀ + c₁ r + c₂ r² at N = 101}``, times in seconds; sweeps with too
+    few points are left out."""
+    out = {}
+    for r in ORDERS_VS_N:
+        rows = table.select(sweep="N", r=r)
+        if len(rows) >= 3:
+            out[("N", r)] = _fit.fit("linear", [num(x, "N") for x in rows],
+                                     [num(x, field) for x in rows])
+    rows = table.select(sweep="r")
+    if len(rows) >= 4:
+        out[("r",)] = _fit.fit("quadratic", [num(x, "r") for x in rows],
+                               [num(x, field) for x in rows])
+    return out
 
 
-def fit_offset_power(x, y):
-    """Least-squares fit of ``y = c₀ + a x^α`` with relative residuals
-    (``c₀, a ≥ 0``): a fixed cost per call plus a power law. Returns
-    ``(c₀, a, α)``."""
-    from scipy.optimize import curve_fit
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
-    x, y = x[ok], y[ok]
-    pos = x > 0
-    a0, alpha0 = fit_power(x[pos], y[pos] - 0.5 * y.min())
-    p, _ = curve_fit(lambda x, c0, a, alpha: c0 + a * x ** alpha, x, y,
-                     p0=(0.5 * y.min(), a0, min(max(alpha0, 0.1), 3.9)), sigma=y,
-                     bounds=([0.0, 0.0, 0.0], [np.inf, np.inf, 4.0]), maxfev=20000)
-    return float(p[0]), float(p[1]), float(p[2])
+def describe_linear(f):
+    """``c₀ = … µs, c₁ = … µs per body, rms residual … µs``."""
+    (c0, c1), (s0, s1) = f.coef * 1e6, f.se * 1e6
+    return (f"c0 = {c0:.2f} ± {s0:.2f} µs, c1 = {c1:.4f} ± {s1:.4f} µs/body, "
+            f"rms residual {f.rms * 1e6:.2f} µs ({f.rms / np.mean(f.predict(f.x)):.1%})")
 
 
-def fit_exponential(x, y):
-    """Least-squares fit of ``log y = log a + x log γ``: returns ``(a, γ)``."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
-    logg, loga = np.polyfit(x[ok], np.log(y[ok]), 1)
-    return float(np.exp(loga)), float(np.exp(logg))
+def describe_quadratic(f, level=0.95):
+    """``c₀, c₁, c₂`` with standard errors and the interval of ``c₂``."""
+    (c0, c1, c2), (s0, s1, s2) = f.coef * 1e6, f.se * 1e6
+    lo, hi = (v[2] * 1e6 for v in f.interval(level))
+    return (f"c0 = {c0:.2f} ± {s0:.2f} µs, c1 = {c1:.3f} ± {s1:.3f} µs, c2 = {c2:.4f} ± "
+            f"{s2:.4f} µs, {level:.0%} CI of c2 [{lo:.4f}, {hi:.4f}] µs, rms residual "
+            f"{f.rms * 1e6:.2f} µs")
 
 
 # ------------------------------------------------------------------ plots --
@@ -357,52 +240,101 @@ def colors(k):
     return plt.get_cmap("viridis")(np.linspace(0.0, 0.9, k))
 
 
+MEAN_LABEL = "mean time per call [µs]"
+
+
+def robust_field(field):
+    """The robust column next to a mean column: ``x_mean_s`` → ``x_round_median_min_s``."""
+    return field.replace("_mean_s", "_round_median_min_s")
+
+
+ROBUST_LABEL = "hollow: smallest of 10 per-round medians"
+
+
 def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio=None):
-    """The figure of a recursion benchmark: (a) median time per call against
-    N, one line per order (``ref_field`` dashed, order 0); (b) against r at
-    N = 101; with ``ratio = (field, label)`` a third panel of that ratio
-    against N per order."""
+    """The figure of a recursion benchmark, on linear axes as in the paper:
+    (a) mean time per call against N, one colour per order, filled points
+    measured and lines the fitted ``t = c₀ + c₁ N`` (``ref_field`` in black,
+    order 0); (b) against r at N = 101 with the fitted ``t = c₀ + c₁ r +
+    c₂ r²``; hollow points the robust statistic (not fitted here); with
+    ``ratio = (field, label)`` a third panel of that ratio against N."""
     ncol = 3 if ratio else 2
-    fig, axes = plt.subplots(1, ncol, figsize=(5.2 * ncol, 4.3), layout="constrained")
+    fig, axes = plt.subplots(1, ncol, figsize=(5.6 * ncol, 4.8), layout="constrained")
     ax1, ax2 = axes[0], axes[1]
+    fits = law_fits(table, field)
+    robust = robust_field(field)
     orders = [r for r in ORDERS_VS_N if table.select(sweep="N", r=r)]
     for r, col in zip(orders, colors(len(orders))):
         rows = table.select(sweep="N", r=r)
-        N = [num(x, "N") for x in rows]
-        ax1.loglog(N, [num(x, field) for x in rows], "o-", ms=3, color=col, label=f"r = {r}")
+        N = np.array([num(x, "N") for x in rows])
+        ax1.plot(N, [num(x, field) * 1e6 for x in rows], "o", ms=3.5, color=col,
+                 label=f"r = {r}")
+        ax1.plot(N, [num(x, robust) * 1e6 for x in rows], "o", ms=3.5, mfc="none", mew=0.6,
+                 color=col)
+        if ("N", r) in fits:
+            NN = np.linspace(0.0, N.max(), 50)
+            ax1.plot(NN, fits[("N", r)].predict(NN) * 1e6, "-", lw=1, color=col)
         if ratio:
-            axes[2].semilogx(N, [num(x, ratio[0]) for x in rows], "o-", ms=3, color=col,
-                             label=f"r = {r}")
+            axes[2].plot(N, [num(x, ratio[0]) for x in rows], "o-", ms=3, color=col,
+                         label=f"r = {r}")
     if ref_field:
         rows = [x for x in table.select(sweep="N", r=0) if np.isfinite(num(x, ref_field))]
         if rows:
-            ax1.loglog([num(x, "N") for x in rows], [num(x, ref_field) for x in rows], "k--",
-                       label=ref_label)
+            ax1.plot([num(x, "N") for x in rows], [num(x, ref_field) * 1e6 for x in rows], "k^--",
+                     ms=3, lw=0.8, label=ref_label)
+    ax1.plot([], [], "o", mfc="none", color="grey", label=ROBUST_LABEL)
     n101 = n_bodies(N_BOD_AT_101)
     rows = table.select(sweep="r")
-    ax2.semilogy([num(x, "r") for x in rows], [num(x, field) for x in rows], "o-", color="C0",
-                 label=f"N = {n101}")
-    ax1.set(xlabel="number of bodies N", ylabel="median time per call [s]",
-            title=f"(a) {title} against N")
-    ax2.set(xlabel="derivative order r", ylabel="median time per call [s]",
+    if rows:
+        r = np.array([num(x, "r") for x in rows])
+        ax2.plot(r, [num(x, field) * 1e6 for x in rows], "o", color="C0", label="mean (measured)")
+        ax2.plot(r, [num(x, robust) * 1e6 for x in rows], "o", mfc="none", color="C0",
+                 label=ROBUST_LABEL)
+    if ("r",) in fits:
+        f = fits[("r",)]
+        rr = np.linspace(0.0, r.max(), 60)
+        lo, hi = f.interval()
+        ax2.plot(rr, f.predict(rr) * 1e6, "-", color="C0", lw=1,
+                 label=f"fit to the means c₀ + c₁r + c₂r²: c₂ = {f.coef[2] * 1e6:.3f} µs,\n"
+                       f"95% CI [{lo[2] * 1e6:.3f}, {hi[2] * 1e6:.3f}] µs")
+    ax1.set(xlabel="number of bodies N", ylabel=MEAN_LABEL,
+            title=f"(a) {title} against N; lines: fits c₀ + c₁N to the means")
+    ax2.set(xlabel="derivative order r", ylabel=MEAN_LABEL,
             title=f"(b) {title} against r, N = {n101}")
     if ratio:
-        axes[2].set(xlabel="number of bodies N", ylabel=ratio[1], title=f"(c) {ratio[1]}")
+        axes[2].set(xlabel="number of bodies N", ylabel=ratio[1],
+                    title=f"(c) {ratio[1]} (ratio of means, same run)")
     for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7.5)
     return save(fig, stem)
 
 
 def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **plot):
-    """``main`` of a recursion benchmark: parse, sweep (resumably), print the
-    table, plot with :func:`plot_sweeps` (``plot`` its keyword arguments)."""
+    """``main`` of a recursion benchmark: parse, sweep (afresh, or resuming
+    with ``--resume``), print the table and the fitted laws, plot with
+    :func:`plot_sweeps` (``plot`` its keyword arguments)."""
     args = parser(doc).parse_args(argv)
     stem = output_stem(args, name)
-    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], fresh=args.fresh,
-                        stamp=machine())
-    run_sweep(args, table, callables, fields, desc)
+    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], stamp=stamp(),
+                        resume=args.resume)
+    note = table.resume_note()
+    if note:
+        print(note)
+    measured = run_sweep(args, table, callables, fields, desc)
+    print(f"measured {measured} points in this run, kept {len(table.kept)} "
+          f"({table.stamp['machine']}; code {table.stamp['code']})")
     report(table)
+    fits = law_fits(table, plot["field"])
+    lines = [[f"r = {key[1]}", "t = c0 + c1 N", describe_linear(f)]
+             for key, f in fits.items() if key[0] == "N"]
+    if ("r",) in fits:
+        lines.append([f"N = {n_bodies(N_BOD_AT_101)}", "t = c0 + c1 r + c2 r^2",
+                      describe_quadratic(fits[("r",)])])
+    print_table("the paper's laws, least squares on the mean times (± standard errors)",
+                ["", "law", "fit"], lines)
     missing = [int(x["N"]) for x in table.select(sweep="N", r=0) if not x[plot["ref_field"]]]
     if missing:
         print(f"\nPinocchio not timed at {len(missing)} sizes, N = {min(missing)}..{max(missing)}: "

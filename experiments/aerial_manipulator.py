@@ -34,13 +34,17 @@ Errors of order r, over all samples (``ref`` = reference jet, ``rec`` = recovere
   recovered jets against the forces forward dynamics was given, which shows
   that the forward solve is exact to round-off.
 
-Writes to ``paper_figures/``: ``aerial_manipulator.npz`` (all jets),
-``aerial_manipulator_roundtrip.csv`` (errors per order),
+Joints are named as in the paper, ``q₂ … q₇`` (body ``B_j`` carries ``q_j``;
+liedyn's q columns 1…6), the base being ``B₁``.
+
+Writes to ``paper_figures/`` (``--out DIR`` for another folder; with
+``--full`` every name ends in ``_full``): ``aerial_manipulator.npz`` (all
+jets), ``aerial_manipulator_roundtrip.csv`` (errors per order),
 ``aerial_manipulator_fig3a.png`` (reference solid, recovered dashed),
 ``aerial_manipulator_fig3b.png`` (wrench, torque and thrust jets) and
-``aerial_manipulator_error.png``. Finished orders are cached in
-``paper_figures/.cache`` under a key of the settings and the source code, so
-a cut-short run keeps them and a rerun is quick.
+``aerial_manipulator_error.png``. Every order is computed afresh; finished
+orders are also stored in ``<out>/.cache`` under a key of the settings and
+the source code, and ``--resume`` reuses them (to finish a cut-short run).
 """
 
 import argparse
@@ -51,7 +55,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn
 from models.aerial_manipulator import (AerialManipulatorParams, aerial_manipulator,
@@ -179,13 +182,14 @@ def _load_order(path, order):
 
 
 def run(n_samples, orders, params=AerialManipulatorParams(), motion=ReferenceMotion(),
-        cache_dir=None, progress=True):
+        cache_dir=None, progress=True, resume=False):
     """Run the experiment; returns ``(times, reference_twist, reference_q, results)``.
 
     ``reference_twist`` is ``(S, K+2, 6)`` and ``reference_q`` ``(S, K+3, n)``
     with ``K = max(orders)``; ``results`` maps each finished order to its
-    :class:`OrderResult`. With ``cache_dir`` finished orders are stored and
-    reused. A ``KeyboardInterrupt`` stops the sweep and keeps what finished.
+    :class:`OrderResult`. With ``cache_dir`` finished orders are stored there,
+    and with ``resume`` also read from there when present. A
+    ``KeyboardInterrupt`` stops the sweep and keeps what finished.
     """
     model = aerial_manipulator(params)
     times = motion.times(n_samples)
@@ -194,11 +198,13 @@ def run(n_samples, orders, params=AerialManipulatorParams(), motion=ReferenceMot
     ref_twist = np.stack([r[1] for r in refs])
     ref_q = np.stack([r[2] for r in refs])
     results = {}
+    from tqdm import tqdm
     try:
         for r in tqdm(orders, desc="orders", disable=not progress):
             path = None if cache_dir is None else _cache_path(cache_dir, params, motion, n_samples, r)
-            if path is not None and path.exists():
+            if resume and path is not None and path.exists():
                 results[r] = _load_order(path, r)
+                print(f"--resume: order {r} read from {path.name}")
                 continue
             results[r] = run_order(model, params, motion, times, r)
             if path is not None:
@@ -283,6 +289,16 @@ REF_STYLE = ("reference", dict(lw=2.4, alpha=0.55))
 REC_STYLE = ("recovered by H-GABI-FBS", dict(lw=1.0, ls="--", color="k"))
 
 
+def _sub(k):
+    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def joint_names(n):
+    """The paper's joint names ``q₂ … q_{n+1}``: body ``B_j`` (the base is
+    ``B₁``) carries joint ``q_j``, which is liedyn's q column ``j − 2``."""
+    return [f"q{_sub(j)}" for j in range(2, n + 2)]
+
+
 def plot_fig3a(times, ref_twist, ref_q, results, path):
     """Fig. 3a analogue: row r shows the outputs of forward dynamics of order r,
     ``V₀^(r+1)`` and ``q^(r+2)``, reference solid and recovered dashed."""
@@ -293,13 +309,15 @@ def plot_fig3a(times, ref_twist, ref_q, results, path):
 
     xyz = ["x", "y", "z"]
     cols = []
-    twist_columns = (("base angular velocity (spatial twist)", r"\omega", "rad", slice(0, 3)),
-                     ("base linear velocity (spatial twist)", "v", "m", slice(3, 6)))
+    twist_columns = ((r"base twist jet, angular part $\omega^{(r+1)}$", r"\omega", "rad",
+                      slice(0, 3)),
+                     (r"base twist jet, linear part $v^{(r+1)}$", "v", "m", slice(3, 6)))
     for title, sym, unit, sl in twist_columns:
         ref, rec = pick(ref_twist, lambda r: results[r].twist, 1, sl)
         cols.append(_Column(title, xyz, sym, unit, 1, 1, ref, rec))
     ref, rec = pick(ref_q, lambda r: results[r].q, 2, slice(None))
-    cols.append(_Column("joint angles", [f"q{j}" for j in range(1, ref_q.shape[2] + 1)],
+    cols.append(_Column(r"joint jet $q^{(r+2)}$ of $q_2 \ldots q_7$ (row r = 0: accelerations)",
+                        joint_names(ref_q.shape[2]),
                         "q", "rad", 2, 0, ref, rec))
     _jet_grid(times, orders, cols,
               "Aerial manipulator, Fig. 3a: reference jets fed to H-GRNE-FBS (solid) and jets "
@@ -321,7 +339,7 @@ def plot_fig3b(times, results, path):
                     top("wrench_body", slice(0, 3))),
             _Column("base force (body frame)", xyz, r"f_{\mathrm{b}}", "N", 0, 0,
                     top("wrench_body", slice(3, 6))),
-            _Column("joint torques", [f"τ{j}" for j in range(1, 7)], r"\tau", "N m", 0, 0,
+            _Column("joint torques", [f"τ{_sub(j)}" for j in range(2, 8)], r"\tau", "N m", 0, 0,
                     top("tau", slice(None))),
             _Column("propeller thrusts", [f"f{i}" for i in range(1, 7)], "f_p", "N", 0, 0,
                     top("thrust", slice(None)))]
@@ -376,24 +394,25 @@ def plot_errors(table, ref_twist, ref_q, results, path):
     plt.close(fig)
 
 
-def write_outputs(out, times, ref_twist, ref_q, results):
-    """NPZ of every jet, the error CSV and the figures; returns the error table."""
+def write_outputs(out, times, ref_twist, ref_q, results, suffix=""):
+    """NPZ of every jet, the error CSV and the figures (each name ending in
+    ``suffix``); returns the error table."""
     arrays = {"t": times, "reference_twist": ref_twist, "reference_q": ref_q}
     for r, res in results.items():
         for name, val in vars(res).items():
             if isinstance(val, np.ndarray):
                 arrays[f"r{r}_{name}"] = val
-    np.savez_compressed(out / "aerial_manipulator.npz", **arrays)
+    np.savez_compressed(out / f"aerial_manipulator{suffix}.npz", **arrays)
     table = error_table(ref_twist, ref_q, results)
-    with open(out / "aerial_manipulator_roundtrip.csv", "w", newline="") as fh:
+    with open(out / f"aerial_manipulator_roundtrip{suffix}.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(list(ERROR_COLUMNS) + ["n_samples", "passed"])
         for row in table:
             w.writerow([row["order"]] + [f"{row[k]:.3e}" for k in ERROR_COLUMNS[1:]]
                        + [len(times), _passed(row)])
-    plot_fig3a(times, ref_twist, ref_q, results, out / "aerial_manipulator_fig3a.png")
-    plot_fig3b(times, results, out / "aerial_manipulator_fig3b.png")
-    plot_errors(table, ref_twist, ref_q, results, out / "aerial_manipulator_error.png")
+    plot_fig3a(times, ref_twist, ref_q, results, out / f"aerial_manipulator_fig3a{suffix}.png")
+    plot_fig3b(times, results, out / f"aerial_manipulator_fig3b{suffix}.png")
+    plot_errors(table, ref_twist, ref_q, results, out / f"aerial_manipulator_error{suffix}.png")
     return table
 
 
@@ -401,7 +420,7 @@ def _passed(row):
     return max(row["twist_err"], row["q_err"], row["backward_err"]) <= TOLERANCE
 
 
-def report(table, out):
+def report(table, out, suffix=""):
     """Print the error table; exit status 0 when every order passes."""
     print("inverse → forward dynamics round trip, relative errors over all samples")
     print(f"{'r':>3} {'V0 jet':>10} {'q jet':>10} {'backward':>10} {'V0 row':>10} {'q row':>10}")
@@ -412,8 +431,7 @@ def report(table, out):
     print(f"jet and backward errors: worst {worst:.2e} {'≤' if ok else '>'} {TOLERANCE:g}: "
           f"{'PASS' if ok else 'FAIL'} (row errors: ill-conditioned highest rows, see "
           f"the module docstring)")
-    print(f"wrote {out}/aerial_manipulator_fig3a.png, _fig3b.png, _error.png, "
-          f"_roundtrip.csv, .npz")
+    print(f"wrote {out}/aerial_manipulator_fig3a{suffix}.png, fig3b, error, roundtrip.csv, .npz")
     return 0 if ok else 1
 
 
@@ -427,8 +445,11 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=None,
                     help="number of sample times (overrides the mode)")
     ap.add_argument("--max-order", type=int, default=None, help="highest order r (default 5)")
-    ap.add_argument("--out", type=Path, default=OUT_DIR, help="output folder (default paper_figures/)")
-    ap.add_argument("--no-cache", action="store_true", help="recompute every order")
+    ap.add_argument("--out", type=Path, default=OUT_DIR,
+                    help="output folder (default: the repository's paper_figures/)")
+    ap.add_argument("--resume", action="store_true",
+                    help="reuse the orders a cut-short run stored for the same settings and code")
+    ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = ap.parse_args(argv)
     motion = ReferenceMotion()
     params = AerialManipulatorParams()
@@ -440,17 +461,18 @@ def main(argv=None):
     A = allocation_matrix(params)
     print(f"aerial manipulator: {n} samples over {motion.horizon:g} s, orders r = 0..{K}; "
           f"allocation matrix condition number {np.linalg.cond(A):.3g}")
-    times, ref_twist, ref_q, results = run(
-        n, orders, params, motion, cache_dir=None if args.no_cache else out / ".cache")
+    suffix = "_full" if args.full else ""
+    times, ref_twist, ref_q, results = run(n, orders, params, motion, cache_dir=out / ".cache",
+                                           progress=not args.no_progress, resume=args.resume)
     if not results:
         print("no order finished")
         return 1
-    table = write_outputs(out, times, ref_twist, ref_q, results)
-    status = report(table, out)
+    table = write_outputs(out, times, ref_twist, ref_q, results, suffix)
+    status = report(table, out, suffix)
     missing = sorted(set(orders) - set(results))
     if missing:
-        print(f"incomplete: orders {missing} not run; rerun the same command to finish "
-              f"(finished orders are cached)")
+        print(f"incomplete: orders {missing} not run; rerun with --resume to finish "
+              f"(finished orders are stored)")
         return 130
     return status
 

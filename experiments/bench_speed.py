@@ -1,9 +1,12 @@
 """Speed targets of the compiled kernels, measured against baselines in one run.
 
-    python -m experiments.bench_speed [--full]
+    python -m experiments.bench_speed [--full] [--out DIR]
 
-Sections, each a table printed and written to ``paper_figures/bench_speed.csv``
-(the growth fits also to ``bench_speed.png``):
+Every time is the mean per call (the paper's statistic), every ratio a ratio
+of means taken in the same run with the callables interleaved. Sections,
+each a table printed and written to ``paper_figures/bench_speed.csv``
+(``bench_speed_full.csv`` with ``--full``; the growth fits also to
+``bench_speed.png``):
 
 1. N = 101 (5 branches × 20 links): inverse and forward dynamics per call at
    r = 0, 1, 5, 10, with fresh scratch and with a :class:`liedyn.Workspace`,
@@ -15,18 +18,20 @@ Sections, each a table printed and written to ``paper_figures/bench_speed.csv``
    ``forward_dynamics_batch`` over a 3000-sample trajectory of the aerial
    manipulator (N = 7) at r = 5, against one call per sample.
 3. Growth: time per call against N = 21…996 at r = 0 and 5 and against
-   r = 1…10 at N = 101, with fitted exponents of ``t = a N^α`` and
-   ``t = a r^β`` (plain log–log least squares) and of the same laws plus a
-   fixed cost per call, ``t = c₀ + a x^e'``: at small N and r the fixed
-   cost (argument checks, dispatch) flattens the plain fit.
+   r = 0…10 at N = 101 (workspace calls), with the paper's laws fitted by
+   least squares (:mod:`experiments._fit`): ``t = c₀ + c₁ N`` (coefficients
+   and residual) and ``t = c₀ + c₁ r + c₂ r²`` (with the 95 % interval of
+   ``c₂``), drawn on linear axes.
 4. Memory of one call at N = 996, r = 10 (peak of Python-level allocations,
    which include every NumPy array, by ``tracemalloc``).
 5. Start-up: a fresh interpreter with an empty kernel cache (compilation
    included) and one with the cache warm: import, first inverse and first
    forward call.
+
+The top-level README's speed paragraph is generated from this CSV by
+``python -m experiments.reproduce`` (:mod:`experiments._readme`).
 """
 
-import csv
 import os
 import subprocess
 import sys
@@ -39,12 +44,17 @@ from tqdm import tqdm
 
 import liedyn
 from experiments import _bench as B
+from experiments import _fit
+from experiments._provenance import stamp
+from experiments._table import write_rows
 from models.aerial_manipulator import aerial_manipulator
 
 ORDERS_AT_101 = (0, 1, 5, 10)
+ORDERS_GROWTH = tuple(range(11))
 N_BOD_GROWTH_QUICK = (4, 10, 20, 40, 100, 199)            # N = 21 … 996
 N_BOD_GROWTH_FULL = (4, 6, 10, 14, 20, 30, 40, 60, 80, 100, 140, 199)
 BATCH_SAMPLES = 3000
+CSV_FIELDS = ["section", "quantity", "value", "unit"]
 
 
 def _inverse_forward(model, r, rng, workspace=False):
@@ -93,11 +103,11 @@ def section_101(calls, rng, rows):
         fns.update({f"ID r={r}": fi, f"FD r={r}": ff, f"ID r={r} ws": wi, f"FD r={r} ws": wf})
     pin = _pinocchio(model, rng) if B.PIN_BYTES_PER_NV3 * model.nv ** 3 < 2.5e9 else None
     fns.update(pin or {})
-    t = {k: v["median"] for k, v in B.time_calls(fns, calls).items()}
+    t = {k: v["mean"] for k, v in B.time_calls(fns, calls).items()}
     for name, s in t.items():
         rows.append(dict(section="N=101", quantity=name, value=s * 1e6, unit="us"))
     lines = [[name, B.us(s)] for name, s in t.items()]
-    B.print_table("N = 101, median time per call", ["call", "us"], lines)
+    B.print_table("N = 101, mean time per call", ["call", "us"], lines)
     if pin:
         ratios = [("ID r=0 / pinocchio rnea", t["ID r=0"] / t["pinocchio rnea"]),
                   ("FD r=0 / pinocchio aba", t["FD r=0"] / t["pinocchio aba"]),
@@ -105,7 +115,7 @@ def section_101(calls, rng, rows):
                   ("FD r=1 / pinocchio d/dt aba", t["FD r=1"] / t["pinocchio d/dt aba"])]
         for name, x in ratios:
             rows.append(dict(section="N=101 ratio", quantity=name, value=x, unit="ratio"))
-        B.print_table("ratios in the same run", ["ratio", "value"],
+        B.print_table("ratios of means in the same run", ["ratio", "value"],
                       [[n, f"{x:.2f}"] for n, x in ratios])
 
 
@@ -131,7 +141,7 @@ def section_batch(rng, rows):
     t = B.time_calls({"ID batch": lambda: liedyn.inverse_dynamics_batch(model, C0, Vb, q, r),
                       "FD batch": lambda: liedyn.forward_dynamics_batch(*fargs),
                       "ID single": single_id, "FD single": single_fd}, calls=6, rounds=3)
-    t = {k: v["median"] / S for k, v in t.items()}
+    t = {k: v["mean"] / S for k, v in t.items()}
     lines = []
     for alg in ("ID", "FD"):
         ratio = t[f"{alg} batch"] / t[f"{alg} single"]
@@ -143,7 +153,8 @@ def section_batch(rng, rows):
                          value=ratio, unit="ratio"))
         lines.append([alg, B.us(t[f"{alg} batch"]), B.us(t[f"{alg} single"]), f"{ratio:.3f}"])
     B.print_table(f"aerial manipulator (N = 7), r = 5, {S} samples, {liedyn._jit.get_num_threads()} "
-                  f"threads: per-sample time", ["", "batch us", "single us", "batch/single"], lines)
+                  f"threads: mean per-sample time", ["", "batch us", "single us", "batch/single"],
+                  lines)
 
 
 def section_growth(full, calls, rng, rows, progress):
@@ -157,34 +168,39 @@ def section_growth(full, calls, rng, rows, progress):
             fns[("ID", r)], fns[("FD", r)] = fi, ff
         t = B.time_calls(fns, max(20, calls // max(1, nb // 10)), rounds=5)
         for key, v in t.items():
-            vs_n.setdefault(key, []).append((B.n_bodies(nb), v["median"]))
+            vs_n.setdefault(key, []).append((B.n_bodies(nb), v["mean"]))
     model = B.tree(B.N_BOD_AT_101)
     fns = {}
-    for r in range(1, 11):
+    for r in ORDERS_GROWTH:
         fi, ff = _inverse_forward(model, r, rng, workspace=True)
         fns[("ID", r)], fns[("FD", r)] = fi, ff
     t = B.time_calls(fns, calls, rounds=5)
-    vs_r = {alg: [(r, t[(alg, r)]["median"]) for r in range(1, 11)] for alg in ("ID", "FD")}
+    vs_r = {alg: [(r, t[(alg, r)]["mean"]) for r in ORDERS_GROWTH] for alg in ("ID", "FD")}
     lines = []
-
-    def fits(label, rng_text, x, y, sym):
-        _, e = B.fit_power(x, y)
-        c0, _, e_off = B.fit_offset_power(x, y)
-        for law, val in ((f"t = a x^{sym}", e), (f"t = c0 + a x^{sym}'", e_off)):
-            rows.append(dict(section="growth", quantity=f"{label}: {sym} in {law} ({rng_text})",
-                             value=val, unit="exponent"))
-        lines.append([label, rng_text, f"{e:.3f}", f"{e_off:.3f}", B.us(c0)])
-
+    fits = {}
     for (alg, r), pts in sorted(vs_n.items()):
         x, y = np.array(pts).T
-        fits(f"{alg} r={r}", f"N = {int(x[0])}..{int(x[-1])}", x, y, "alpha")
+        f = fits[(alg, r)] = _fit.fit("linear", x, y)
+        label = f"{alg} r={r}"
+        for name, val, unit in (("c0", f.coef[0] * 1e6, "us"), ("c1", f.coef[1] * 1e6, "us/body"),
+                                ("rms residual", f.rms * 1e6, "us")):
+            rows.append(dict(section="growth in N", quantity=f"{label}: {name} in t = c0 + c1 N "
+                             f"(N = {int(x[0])}..{int(x[-1])})", value=val, unit=unit))
+        lines.append([label, f"N = {int(x[0])}..{int(x[-1])}", B.describe_linear(f)])
     for alg, pts in vs_r.items():
         x, y = np.array(pts).T
-        fits(f"{alg} N=101", "r = 1..10", x, y, "beta")
-    B.print_table("growth laws (workspace calls, median times): t = a x^e, and t = c0 + a x^e' "
-                  "separating the fixed cost per call c0",
-                  ["", "range", "e", "e'", "c0 us"], lines)
-    return vs_n, vs_r
+        f = fits[alg] = _fit.fit("quadratic", x, y)
+        lo, hi = f.interval()
+        label = f"{alg} N=101"
+        for name, val in (("c0", f.coef[0]), ("c1", f.coef[1]), ("c2", f.coef[2]),
+                          ("c2 95% CI low", lo[2]), ("c2 95% CI high", hi[2]),
+                          ("rms residual", f.rms)):
+            rows.append(dict(section="growth in r", quantity=f"{label}: {name} in "
+                             f"t = c0 + c1 r + c2 r^2 (r = 0..10)", value=val * 1e6, unit="us"))
+        lines.append([label, "r = 0..10", B.describe_quadratic(f)])
+    B.print_table("the paper's laws fitted to the mean times (workspace calls, ± standard errors)",
+                  ["", "range", "fit"], lines)
+    return vs_n, vs_r, fits
 
 
 def section_memory(rows):
@@ -240,25 +256,38 @@ def section_startup(rows):
                   ["", "import", "first ID", "first FD"], lines)
 
 
-def plot_growth(vs_n, vs_r, stem):
-    fig, (a1, a2) = B.plt.subplots(1, 2, figsize=(11, 4.2))
-    styles = {"ID": "-o", "FD": "--s"}
+def plot_growth(vs_n, vs_r, fits, stem):
+    """Mean time per call against N and against r on linear axes, with the
+    fitted laws."""
+    fig, (a1, a2) = B.plt.subplots(1, 2, figsize=(12.5, 4.8), layout="constrained")
+    styles = {"ID": ("o", "C0"), "FD": ("s", "C3")}
     for (alg, r), pts in sorted(vs_n.items()):
         x, y = np.array(pts).T
-        a, alpha = B.fit_power(x, y)
-        a1.loglog(x, y * 1e6, styles[alg], ms=4, label=f"{alg} r={r} (α = {alpha:.2f})")
+        mk, col = styles[alg]
+        f = fits[(alg, r)]
+        a1.plot(x, y * 1e6, mk if r else "^", color=col, ms=5,
+                label=f"{alg} r={r}: c₀ = {f.coef[0] * 1e6:.1f} µs, c₁ = {f.coef[1] * 1e6:.3f} µs/body")
+        xx = np.linspace(0.0, x.max(), 50)
+        a1.plot(xx, f.predict(xx) * 1e6, "-" if r else ":", color=col, lw=1)
     for alg, pts in vs_r.items():
         x, y = np.array(pts).T
-        a, beta = B.fit_power(x, y)
-        a2.loglog(x, y * 1e6, styles[alg], ms=4, label=f"{alg} N=101 (β = {beta:.2f})")
-        a2.loglog(x, a * x ** beta * 1e6, ":", color="grey")
-    a1.set(xlabel="number of bodies N", ylabel="time per call [µs]",
-           title="cost against tree size (fit t = a N^α)")
-    a2.set(xlabel="derivative order r", ylabel="time per call [µs]",
-           title="cost against order at N = 101 (fit t = a r^β)")
+        mk, col = styles[alg]
+        f = fits[alg]
+        lo, hi = f.interval()
+        a2.plot(x, y * 1e6, mk, color=col, ms=5,
+                label=f"{alg} N=101: c₂ = {f.coef[2] * 1e6:.3f} µs, 95% CI "
+                      f"[{lo[2] * 1e6:.3f}, {hi[2] * 1e6:.3f}]")
+        xx = np.linspace(0.0, x.max(), 60)
+        a2.plot(xx, f.predict(xx) * 1e6, "-", color=col, lw=1)
+    a1.set(xlabel="number of bodies N", ylabel=B.MEAN_LABEL,
+           title="cost against tree size; lines: t = c₀ + c₁N")
+    a2.set(xlabel="derivative order r", ylabel=B.MEAN_LABEL,
+           title="cost against order at N = 101; lines: t = c₀ + c₁r + c₂r²")
     for ax in (a1, a2):
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7.5)
     return B.save(fig, stem)
 
 
@@ -285,11 +314,8 @@ def main(argv=None):
                 growth = out
     except KeyboardInterrupt:
         print("interrupted: writing the sections that finished", file=sys.stderr)
-    with open(f"{stem}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["section", "quantity", "value", "unit"])
-        w.writeheader()
-        for row in rows:
-            w.writerow(dict(row, value=f"{row['value']:.4g}"))
+    write_rows(f"{stem}.csv", CSV_FIELDS, [dict(r, value=f"{r['value']:.4g}") for r in rows],
+               stamp=stamp())
     print(f"\nwrote {stem}.csv" + (f" and {plot_growth(*growth, stem)}" if growth else ""))
     return 0
 

@@ -1,62 +1,100 @@
 """Reproduce the paper's experiments and figures in one command.
 
     python -m experiments.reproduce            # every study in quick mode (a few minutes)
-    python -m experiments.reproduce --full     # every study with the paper's sizes
+    python -m experiments.reproduce --full     # every study with the paper's sizes (hours)
 
-Runs each study of ``experiments/`` in turn by calling its ``main(argv)``:
-the aerial-manipulator round trip (Fig. 3), the round-trip error growth with
+Run from the repository root. Each study of ``experiments/`` runs in turn by
+its ``main(argv)``: the drawing of the aerial manipulator (Fig. 2), its
+inverse → forward round trip (Fig. 3), the round-trip error growth with
 order, the cost benchmarks of inverse and forward dynamics (Fig. 4a–b), the
-CasADi automatic-differentiation baseline (Fig. 4c) and the summary fit. A
-study whose module is missing is skipped with a message; a study that fails
-is reported and the others still run. Afterwards ``paper_figures/README.md``
-collects, per study, its printed tables, its figures and the CSV files it
-wrote. Exit status 0 when every study that ran succeeded.
+CasADi automatic-differentiation baseline (Fig. 4c), the fits of the paper's
+laws and the speed table. A study whose module is missing is skipped with a
+message; a study that fails is reported and the others still run.
+
+Every benchmark is measured afresh; ``--resume`` lets the benchmarks keep
+the rows of a cut-short run that were measured on this machine at this code
+version (they print which). ``--full`` writes ``*_full.*`` files next to the
+quick ones. ``--out DIR`` writes elsewhere (default: the repository's
+``paper_figures/``).
+
+Afterwards ``<out>/README.md`` collects, per study and mode, when, on what
+machine and at which code version (``git rev-parse --short HEAD``, ``+dirty``
+when the sources differ from it) it ran, its printed tables, figures and
+CSV files, with a table of the values the paper does not print; the records
+are kept in ``<out>/reproduce_log.json``, so running a subset (``--only``)
+keeps the other studies' sections with their own dates. After a quick
+``bench_speed`` into the default folder the speed paragraph of the
+top-level ``README.md`` is rewritten from its CSV. Exit status 0 when every
+study that ran succeeded.
 """
 
 import argparse
 import contextlib
-import csv
 import importlib
 import importlib.util
 import io
-import os
-import platform
+import json
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "paper_figures"
+LOG = "reproduce_log.json"
 
-# (module under experiments/, what it reproduces), in the order they run:
-# bench_summary reads the CSVs of the benchmarks before it.
+# (module under experiments/, what it reproduces, takes --resume), in the
+# order they run: bench_summary reads the CSVs of the benchmarks before it.
 STUDIES = (
-    ("aerial_manipulator", "Fig. 3: aerial manipulator, inverse → forward dynamics round trip"),
-    ("roundtrip_growth", "round-trip error against derivative order"),
-    ("bench_inverse", "Fig. 4a: H-GRNE-FBS cost against N and r"),
-    ("bench_forward", "Fig. 4b: H-GABI-FBS cost against N and r"),
-    ("bench_casadi", "Fig. 4c: CasADi AD baseline cost against r"),
-    ("bench_summary", "Fig. 4: all costs with fitted growth laws"),
-    ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up"),
+    ("aerial_manipulator_drawing", "Fig. 2: the aerial manipulator drawn from the model", False),
+    ("aerial_manipulator", "Fig. 3: aerial manipulator, inverse → forward dynamics round trip", True),
+    ("roundtrip_growth", "round-trip error against derivative order", False),
+    ("bench_inverse", "Fig. 4a: H-GRNE-FBS cost against N and r", True),
+    ("bench_forward", "Fig. 4b: H-GABI-FBS cost against N and r", True),
+    ("bench_casadi", "Fig. 4c: CasADi AD baseline cost against r", True),
+    ("bench_summary", "Fig. 4: the paper's laws fitted to all costs", False),
+    ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up", False),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)
 
-# Tables shown in full at the top of the README when a study wrote them.
+# Tables shown in full at the top of each mode's part of the README.
 HEADLINE_TABLES = (
-    ("aerial_manipulator_roundtrip.csv",
-     "Aerial manipulator (Fig. 3): inverse → forward dynamics round trip, relative errors"),
-    ("bench_summary.csv", "Cost growth laws fitted to the benchmarks (Fig. 4)"),
-    ("bench_speed.csv", "Speed of the compiled kernels against Pinocchio, batching, growth, memory"),
+    ("aerial_manipulator_roundtrip", "Aerial manipulator (Fig. 3): inverse → forward dynamics "
+                                     "round trip, relative errors"),
+    ("bench_summary", "The paper's laws fitted to the benchmarks (Fig. 4)"),
+    ("bench_speed", "Speed of the compiled kernels against Pinocchio, batching, growth, memory"),
 )
+
+CASADI_NOTE = """\
+**The CasADi forward baseline (Fig. 4c).** The paper's Table 4 says its FD
+graph "includes CasADi built-ins mtimes and solve (for base twist)". In the
+order-0 articulated-body algorithm (the paper's Algorithm 3 at r = 0) the
+base twist is the only quantity found by a linear solve (the base's 6×6
+articulated inertia); every joint then takes a scalar division. So the
+baseline of Fig. 4c (`forward` in `bench_casadi`) builds that algorithm in
+CasADi: world-frame spatial quantities, `mtimes` for the 6×6 products,
+one `solve`. The second curve (`forward_mass_matrix`) is the construction
+the tests use as an oracle because it shares no step with liedyn's
+recursions: the whole (6+n)×(6+n) mass matrix as the Jacobian of the
+Newton–Euler map and a sparse LDLᵀ solve. Its graph is about twice as
+large (column `nodes` of `bench_casadi.csv`), so it is slower, and used as
+the baseline it would make liedyn's speed-up over AD look larger than with
+the paper's construction; the graphs of both grow by about ×3 per order.
+Building a graph takes about 100 bytes of memory per node, so the orders up
+to the paper's r = 8 do not all fit in this machine's 24 GB (shared with
+the system): `bench_casadi` builds only graphs predicted to need at most
+`--max-gb` (1.2 GB quick, 16 GB with `--full`), prints for every other
+order the memory it would need, and extrapolates its time with the law
+fitted to the measured orders, drawn hollow and dashed."""
 
 
 @dataclass
 class StepResult:
-    """Outcome of one study: ``status`` is ``ok``, ``failed`` or ``skipped``."""
+    """Outcome of one study: ``status`` is ``ok``, ``failed`` or ``skipped``;
+    ``started`` (UTC), ``machine`` and ``code`` say when, where and on what
+    code version it ran."""
 
     name: str
     title: str
@@ -65,6 +103,10 @@ class StepResult:
     output: str = ""
     message: str = ""
     files: list = field(default_factory=list)
+    argv: list = field(default_factory=list)
+    started: str = ""
+    machine: str = ""
+    code: str = ""
 
 
 class _Tee(io.TextIOBase):
@@ -89,15 +131,20 @@ def _clean(text):
 
 def _snapshot(out_dir):
     """``{file name: modification time}`` of the outputs in ``out_dir``."""
+    if not out_dir.exists():
+        return {}
     return {p.name: p.stat().st_mtime_ns for p in out_dir.iterdir()
-            if p.is_file() and not p.name.startswith(".") and p.name != "README.md"}
+            if p.is_file() and not p.name.startswith(".") and p.name not in ("README.md", LOG)}
 
 
 def run_study(name, title, argv, out_dir=OUT_DIR):
     """Import ``experiments.<name>`` and call its ``main(argv)``."""
+    from ._provenance import code_version, machine, now
     module = f"experiments.{name}"
     if importlib.util.find_spec(module) is None:
-        return StepResult(name, title, "skipped", message=f"{module} is not in this checkout")
+        return StepResult(name, title, "skipped", message=f"{module} is not in this checkout",
+                          argv=list(argv))
+    started, code = now(), code_version()
     start = time.time()
     before = _snapshot(out_dir)
     tee = _Tee(sys.stdout)
@@ -105,11 +152,12 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
     try:
         main = getattr(importlib.import_module(module), "main", None)
         if main is None:
-            return StepResult(name, title, "skipped", message=f"{module} has no main(argv)")
+            return StepResult(name, title, "skipped", message=f"{module} has no main(argv)",
+                              argv=list(argv))
         with contextlib.redirect_stdout(tee):
-            code = main(list(argv))
-        if isinstance(code, int) and code != 0:   # other return values are results, not statuses
-            status, message = "failed", f"main returned exit status {code}"
+            code_ = main(list(argv))
+        if isinstance(code_, int) and code_ != 0:   # other return values are results, not statuses
+            status, message = "failed", f"main returned exit status {code_}"
     except SystemExit as exc:
         if exc.code not in (None, 0):
             status, message = "failed", f"exited with status {exc.code}"
@@ -120,96 +168,164 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
     after = _snapshot(out_dir)
     files = sorted(f for f, stamp in after.items() if before.get(f) != stamp)
     return StepResult(name, title, status, time.time() - start, _clean(tee.copy.getvalue()),
-                      message, files)
+                      message, files, list(argv), started, machine(), code)
 
 
-def _csv_markdown(path, max_rows=CSV_ROWS_SHOWN):
-    with open(path, newline="") as fh:
-        rows = list(csv.reader(fh))
+# ---------------------------------------------------------------- README --
+
+def _csv_markdown(path, max_rows=CSV_ROWS_SHOWN, drop=("machine", "code")):
+    """A CSV file as a Markdown table, without the provenance columns (the
+    section above the table states them)."""
+    from ._table import read_rows
+    rows = read_rows(path)
     if not rows:
         return "(empty)"
-    head, body = rows[0], rows[1:]
+    head = [h for h in rows[0] if h not in drop]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in body[:max_rows]]
-    if len(body) > max_rows:
-        lines.append(f"\n… {len(body) - max_rows} more rows in `{path.name}`")
+    lines += ["| " + " | ".join(r[h] for h in head) + " |" for r in rows[:max_rows]]
+    if len(rows) > max_rows:
+        lines.append(f"\n… {len(rows) - max_rows} more rows in `{path.name}`")
     return "\n".join(lines)
 
 
-def write_readme(results, total, argv, out_dir=OUT_DIR):
-    """``paper_figures/README.md``: a status table, then per study its printed
-    output, figures and CSV tables."""
-    import numpy
-    cmd = "python -m experiments.reproduce" + ("".join(f" {a}" for a in argv))
+def _key(name, full):
+    return f"{name} --full" if full else name
+
+
+def load_log(out_dir):
+    path = Path(out_dir) / LOG
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def save_log(log, out_dir):
+    (Path(out_dir) / LOG).write_text(json.dumps(log, indent=1, ensure_ascii=False) + "\n")
+
+
+def _mode_part(log, full, out_dir):
+    """The README lines of one mode (quick or full) from the log records."""
+    records = [log[_key(n, full)] for n, _, _ in STUDIES if _key(n, full) in log]
+    records += [r for k, r in log.items() if k.endswith(" --full") == full
+                and r["name"] not in {n for n, _, _ in STUDIES}]
+    if not records:
+        return []
+    suffix = "_full" if full else ""
+    mode = "full mode (`--full`, the paper's sizes)" if full else "quick mode (the default)"
+    lines = ["", f"## {mode[0].upper()}{mode[1:]}", "",
+             "| study | reproduces | status | run (UTC) | code | time [s] |",
+             "|---|---|---|---|---|---|"]
+    for r in records:
+        secs = "" if r["status"] == "skipped" else f"{r['seconds']:.1f}"
+        lines.append(f"| `{r['name']}` | {r['title']} | {r['status']} | {r['started']} | "
+                     f"`{r['code']}` | {secs} |")
+    for stem, caption in HEADLINE_TABLES:
+        path = Path(out_dir) / f"{stem}{suffix}.csv"
+        if path.exists():
+            lines += ["", f"**{caption}** (`{path.name}`)", "", _csv_markdown(path)]
+    for r in records:
+        cmd = f"python -m experiments.{r['name']}" + "".join(
+            f" {a}" for a in r["argv"] if a != str(out_dir) and a != "--out")
+        lines += ["", f"### {r['name']}{' (full)' if full else ''}: {r['title']}", ""]
+        if r["status"] == "skipped":
+            lines.append(f"Skipped: {r['message']}.")
+            continue
+        lines.append(f"Command: `{cmd}`; {r['status']} in {r['seconds']:.1f} s. Run {r['started']} "
+                     f"on {r['machine']}, code `{r['code']}`.")
+        if r["message"]:
+            lines += ["", "```", r["message"].strip(), "```"]
+        if r["output"]:
+            lines += ["", "Printed output:", "", "```", r["output"], "```"]
+        for f in r["files"]:
+            if f.endswith(".png"):
+                lines += ["", f"![{f}]({f})"]
+        for f in r["files"]:
+            if f.endswith(".csv") and (Path(out_dir) / f).exists():
+                lines += ["", f"<details><summary><code>{f}</code></summary>", "",
+                          _csv_markdown(Path(out_dir) / f), "", "</details>"]
+        others = [f for f in r["files"] if not f.endswith((".png", ".csv"))]
+        if others:
+            lines += ["", "Data: " + ", ".join(f"`{f}`" for f in others)]
+    return lines
+
+
+def write_readme(log, out_dir=OUT_DIR):
+    """``<out>/README.md`` from the log records: how it was made, the
+    assumptions, then per mode a status table, the headline tables and per
+    study its provenance, printed output, figures and CSV tables."""
     lines = [
         "# paper_figures",
         "",
-        f"Written by `{cmd}` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC "
-        f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"NumPy {numpy.__version__}); total {total:.0f} s. Every figure and CSV below is "
-        "regenerated by that command; times are from this machine, and the benchmarks "
-        "report ratios against baselines measured in the same run.",
+        "Written by `python -m experiments.reproduce` (add `--full` for the paper's sizes). Each "
+        "study below states when, on what machine and at which code version it ran (`+dirty`: "
+        "the sources differed from that commit); a study's files are those it wrote in that run. "
+        "The benchmarks measure every row afresh unless run with `--resume`, which keeps only "
+        "rows of the same machine and code version and says so in the printed output. Times are "
+        "means per call (the paper's statistic); ratios are of means measured in the same run.",
         "",
-        "| study | reproduces | status | time [s] |",
-        "|---|---|---|---|",
+        "## Values the paper does not print",
+        "",
+        _assumptions_markdown(),
+        "",
+        CASADI_NOTE,
     ]
-    for r in results:
-        lines.append(f"| `{r.name}` | {r.title} | {r.status} | "
-                     f"{'' if r.status == 'skipped' else f'{r.seconds:.1f}'} |")
-    written = {f for r in results for f in r.files}
-    for f, caption in HEADLINE_TABLES:
-        if f in written:
-            lines += ["", f"**{caption}** (`{f}`)", "", _csv_markdown(out_dir / f)]
-    for r in results:
-        lines += ["", f"## {r.name}: {r.title}", ""]
-        if r.status == "skipped":
-            lines.append(f"Skipped: {r.message}.")
-            continue
-        lines.append(f"Command: `python -m experiments.{r.name}"
-                     f"{''.join(f' {a}' for a in argv)}`; {r.status} in {r.seconds:.1f} s.")
-        if r.message:
-            lines += ["", "```", r.message.strip(), "```"]
-        if r.output:
-            lines += ["", "Printed output:", "", "```", r.output, "```"]
-        for f in r.files:
-            if f.endswith(".png"):
-                lines += ["", f"![{f}]({f})"]
-        for f in r.files:
-            if f.endswith(".csv"):
-                lines += ["", f"<details><summary><code>{f}</code></summary>", "",
-                          _csv_markdown(out_dir / f), "", "</details>"]
-        others = [f for f in r.files if not f.endswith((".png", ".csv"))]
-        if others:
-            lines += ["", "Data: " + ", ".join(f"`{f}`" for f in others)]
-    (out_dir / "README.md").write_text("\n".join(lines) + "\n")
+    lines += _mode_part(log, False, out_dir)
+    lines += _mode_part(log, True, out_dir)
+    (Path(out_dir) / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def _assumptions_markdown():
+    from ._assumptions import markdown
+    return markdown()
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true",
-                    help="the paper's sizes (hours) instead of quick mode")
-    ap.add_argument("--only", nargs="+", metavar="STUDY", choices=[s for s, _ in STUDIES],
+                    help="the paper's sizes (hours) instead of quick mode; writes *_full files")
+    ap.add_argument("--only", nargs="+", metavar="STUDY", choices=[s for s, _, _ in STUDIES],
                     help="run only these studies")
+    ap.add_argument("--resume", action="store_true",
+                    help="benchmarks keep rows of a cut-short run of this machine and code version")
+    ap.add_argument("--out", type=Path, default=OUT_DIR,
+                    help="output folder (default: the repository's paper_figures/)")
+    ap.add_argument("--readme-only", action="store_true",
+                    help=f"run nothing: rewrite <out>/README.md from <out>/{LOG}")
     args = ap.parse_args(argv)
-    study_argv = ["--full"] if args.full else []
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    log = load_log(out)
+    if args.readme_only:
+        write_readme(log, out)
+        print(f"wrote {out / 'README.md'} from {len(log)} recorded studies")
+        return 0
     results = []
     start = time.time()
-    for name, title in STUDIES:
+    for name, title, resumable in STUDIES:
         if args.only and name not in args.only:
             continue
+        study_argv = (["--out", str(out)] + (["--full"] if args.full else [])
+                      + (["--resume"] if args.resume and resumable else []))
         print(f"\n=== {name}: {title} ===", flush=True)
-        res = run_study(name, title, study_argv)
+        res = run_study(name, title, study_argv, out)
         if res.status != "ok":
             print(f"--- {name}: {res.status}: {res.message.strip()}", flush=True)
         results.append(res)
+        log[_key(name, args.full)] = asdict(res)
+        save_log(log, out)
     total = time.time() - start
-    write_readme(results, total, study_argv)
+    write_readme(log, out)
+    speed = next((r for r in results if r.name == "bench_speed"), None)
+    if speed is not None and speed.status == "ok" and not args.full and out == OUT_DIR.resolve():
+        from ._readme import update_readme
+        update_readme(out)
+        print(f"rewrote the speed paragraph of {ROOT / 'README.md'} from bench_speed.csv")
     print(f"\n=== summary ({total:.0f} s) ===")
     for r in results:
         first = r.message.splitlines()[0] if r.message else ""
-        print(f"  {r.name:<20} {r.status:<8} {r.seconds:7.1f} s  {first}")
-    print(f"wrote {OUT_DIR / 'README.md'}")
+        counts = [line.strip() for line in r.output.splitlines() if line.startswith("measured ")]
+        print(f"  {r.name:<28} {r.status:<8} {r.seconds:7.1f} s  {first}")
+        for line in counts:
+            print(f"      {line}")
+    print(f"wrote {out / 'README.md'}")
     return 1 if any(r.status == "failed" for r in results) else 0
 
 

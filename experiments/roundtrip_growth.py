@@ -21,7 +21,8 @@ For each output order r (``V₀^(r+1)``, ``q^(r+2)``) it reports
 Models: the aerial manipulator (SPEC §8), a random floating-base tree and a
 random fixed-base tree (7 bodies, revolute and prismatic joints, shuffled
 parents, armature and damping). Writes ``paper_figures/roundtrip_growth.csv``
-and ``paper_figures/roundtrip_growth.png`` (log axes).
+and ``paper_figures/roundtrip_growth.png`` (log axes); ``roundtrip_growth_full.*``
+with ``--full``, ``--out DIR`` for another folder.
 """
 
 import argparse
@@ -165,7 +166,10 @@ def main(argv=None):
     ap.add_argument("--full", action="store_true", help=f"{FULL_SAMPLES} samples per model")
     ap.add_argument("--samples", type=int, help="samples per model (overrides --full)")
     ap.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    ap.add_argument("--out", type=Path, default=OUT_DIR,
+                    help="output folder (default: the repository's paper_figures/)")
     args = ap.parse_args(argv)
+    stem = args.out / ("roundtrip_growth_full" if args.full else "roundtrip_growth")
     samples = args.samples or (FULL_SAMPLES if args.full else QUICK_SAMPLES)
     results = run(samples)
     print(f"Round trip inverse → forward dynamics, O(1) random jets, {samples} samples per model")
@@ -183,12 +187,12 @@ def main(argv=None):
         print(f"growth per order: err ×{growth(np.median(d['err'], axis=0)):.1f}, "
               f"floor ×{growth(np.median(d['floor'], axis=0)):.1f}, "
               f"|f^(r)| ×{growth(np.median(d['force'], axis=0)):.1f}")
-    OUT_DIR.mkdir(exist_ok=True)
-    write_csv(results, OUT_DIR / "roundtrip_growth.csv")
-    print(f"\nwrote {OUT_DIR / 'roundtrip_growth.csv'}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_csv(results, f"{stem}.csv")
+    print(f"\nwrote {stem}.csv")
     if not args.no_plot:
-        plot(results, OUT_DIR / "roundtrip_growth.png")
-        print(f"wrote {OUT_DIR / 'roundtrip_growth.png'}")
+        plot(results, f"{stem}.png")
+        print(f"wrote {stem}.png")
 
 
 if __name__ == "__main__":

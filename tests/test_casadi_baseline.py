@@ -13,6 +13,11 @@ measured worst case is 1.4e-10 relative (forward, order 4); 1e-8 relative to
 ``1 + max|value|`` leaves two orders of margin and still catches any missing
 binomial term (those are O(1) errors).
 
+The forward map has two constructions, the mass-matrix one (default) and
+the paper's articulated-body one; each is checked against
+``forward_dynamics`` and against the motion that produced the forces, and
+the two against each other.
+
 Graph construction (aerial manipulator, shared 2-core machine): inverse
 orders 0..4 about 0.6 s in total, forward 0..4 about 0.8 s (order 4 alone
 0.3 s), so order 4 stays in CI; a random 5-body tree at orders 0..2 about
@@ -46,16 +51,19 @@ def _jets(model, rng, R):
     return C0, Vb, rng.normal(size=(R + 3, model.n_joints)) * 0.5
 
 
-def _check(model, rng, R, applied=False):
+def _check(model, rng, R, applied=False, forward="mass_matrix"):
     """AD inverse and forward maps agree with inverse_ and forward_dynamics
-    (with random applied wrench jets when ``applied``)."""
+    (with random applied wrench jets when ``applied``; ``forward`` the
+    construction of the forward map). Returns the forward-map outputs
+    ``{r: (V̇₀^(r), q^(r+2))}``."""
     C0, Vb, q = _jets(model, rng, R)
     fl = model.floating_base
     Wa = rng.normal(size=(R + 1, model.n_bodies, 6)) * 0.5 if applied else None
     inv = liedyn.inverse_dynamics(model, C0, Vb, q, R, Wa)
     Wb = inv.base_wrench if fl else None
     fwd = liedyn.forward_dynamics(model, C0, Vb[0] if fl else None, q[0], q[1], Wb, inv.tau, R, Wa)
-    base = CasadiBaseline(model, applied=applied)
+    base = CasadiBaseline(model, applied=applied, forward=forward)
+    outputs = {}
     for r in range(R + 1):
         Wa_r = Wa[:r + 1] if applied else None
         W_ad, tau_ad = base.inverse_derivative(C0, Vb[:r + 2] if fl else None, q[:r + 3], r, Wa_r)
@@ -69,6 +77,8 @@ def _check(model, rng, R, applied=False):
         _close(q_ad, q[r + 2], f"q^({r + 2}) vs the motion that produced the forces")
         if fl:
             _close(dV_ad, Vb[r + 1], f"V0^({r + 1}) vs the motion that produced the forces")
+        outputs[r] = (dV_ad, q_ad)
+    return outputs
 
 
 def test_aerial_manipulator_orders_0_to_4():
@@ -86,6 +96,27 @@ def test_random_floating_tree_with_prismatic_joints_and_applied_wrenches_orders_
     model = random_tree(rng, 5, floating_base=True, prismatic_fraction=0.5, armature=True,
                         damping=True)
     _check(model, rng, 2, applied=True)
+
+
+@pytest.mark.parametrize("floating_base", [True, False])
+def test_articulated_forward_map_agrees_with_the_mass_matrix_map_orders_0_to_2(floating_base):
+    """The paper's construction of the forward map (articulated-body algorithm
+    with ``mtimes`` and one 6×6 ``solve`` for the base twist) against the
+    mass-matrix construction (Jacobian of Newton–Euler, LDLᵀ of the whole
+    system: no step in common) and against ``forward_dynamics``, on a random
+    5-body tree with prismatic joints, armature, damping and applied wrench
+    jets. Same seed for both, so both see the same jets."""
+    model = random_tree(np.random.default_rng(405), 5, floating_base=floating_base,
+                        prismatic_fraction=0.5, armature=True, damping=True)
+    paper = _check(model, np.random.default_rng(406), 2, applied=True, forward="articulated")
+    ours = _check(model, np.random.default_rng(406), 2, applied=True, forward="mass_matrix")
+    for r in paper:
+        _close(paper[r][0], ours[r][0], f"V0^({r + 1}): articulated vs mass matrix")
+        _close(paper[r][1], ours[r][1], f"q^({r + 2}): articulated vs mass matrix")
+
+
+def test_articulated_forward_map_on_the_aerial_manipulator_orders_0_to_2():
+    _check(aerial_manipulator(), np.random.default_rng(407), 2, forward="articulated")
 
 
 def test_base_pose_jet_matches_integrated_pose():
@@ -129,3 +160,5 @@ def test_bad_inputs_name_the_argument():
                                  np.zeros((2, base.model.n_bodies, 6)))
     with pytest.raises(ValueError, match="solver"):
         CasadiBaseline(base.model, solver="lu")
+    with pytest.raises(ValueError, match="forward"):
+        CasadiBaseline(base.model, forward="crba")

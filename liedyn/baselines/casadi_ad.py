@@ -41,10 +41,22 @@ Parameter layouts (blocks in this order, each block row-major, row ``k`` the
 * with ``CasadiBaseline(model, applied=True)`` both end with the applied
   wrench jets ``W_app^(0..r)`` (6N each, body-major).
 
-The forward map assembles the mass matrix as the Jacobian of the inverse map
-with respect to the accelerations, the bias as the inverse map at zero
-acceleration, and solves with CasADi's sparse LDLᵀ (``casadi.ldl``; the
-mass matrix is symmetric positive definite) or, optionally, ``casadi.solve``.
+The forward map has two constructions (``forward=``):
+
+* ``"articulated"``, the paper's (its Table 4: "the FD graph includes CasADi
+  built-ins mtimes and solve (for base twist)"): the order-0 articulated-body
+  algorithm in world-frame spatial quantities, with ``casadi.mtimes`` for
+  the 6×6 products of the articulated inertias and one ``casadi.solve`` of
+  the base's 6×6 articulated system for ``V̇₀``; each joint then needs only a
+  scalar division. The graph grows linearly with N.
+* ``"mass_matrix"``: the mass matrix as the Jacobian of the inverse map with
+  respect to the accelerations, the bias as the inverse map at zero
+  acceleration, and a solve of the whole ``(6+n)`` system with CasADi's
+  sparse LDLᵀ (``casadi.ldl``; the mass matrix is symmetric positive
+  definite) or, with ``solver="qr"``, ``casadi.solve``. It shares no step
+  with the recursions of liedyn, which makes it the stronger oracle; its
+  graph is larger (the mass matrix has O(N²) entries on a branched tree).
+
 The graph of ``d^r y/dt^r`` grows geometrically with ``r`` (each ``jtimes``
 multiplies its size by about 3 on the benchmark tree), which is what the
 benchmark of SPEC §9 measures.
@@ -61,16 +73,20 @@ Usage::
 
 import time
 
-import casadi as ca
 import numpy as np
+
+try:
+    import casadi as ca
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("liedyn.baselines needs CasADi: pip install 'liedyn[casadi]'") from exc
 
 from .. import se3
 from .._checks import check_applied_slow, check_jet, check_motion_slow, check_order
-from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE
-from ..model import check_model
+from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE, check_model
 from ..workspace import binomials
 
 SOLVERS = ("ldl", "qr")
+FORWARD = ("mass_matrix", "articulated")
 
 
 # ------------------------------------------------------- symbolic dynamics --
@@ -87,6 +103,57 @@ def _ad(V, X):
     return ca.vertcat(_cross(w, wx), _cross(w, vx) + _cross(v, wx))
 
 
+def _kinematics(model, R0, x0, V0, q, qd):
+    """World-frame pose, joint screw and twist of every body on SX.
+
+    Returns lists over bodies ``R`` (3×3), ``x`` (3,), ``S`` (6,) (``None``
+    for the base) and ``V`` (6,), written from the model's body-frame data.
+    """
+    N = model.n_bodies
+    R, x, S, V = [None] * N, [None] * N, [None] * N, [None] * N
+    R[0], x[0], V[0] = R0, x0, V0
+    for j in range(1, N):
+        p, i = int(model.body_parent[j]), j - 1
+        RA = model.body_origin[j][:3, :3]
+        xA = model.body_origin[j][:3, 3]
+        e = model.joint_axis[j]
+        ew = ca.mtimes(R[p], ca.DM(RA @ e))            # joint axis in the world
+        if model.joint_type[j] == JOINT_REVOLUTE:
+            E = se3.hat(e)
+            K1, K2 = RA @ E, RA @ E @ E
+            pt = model.joint_point[j]
+            s, c1 = ca.sin(q[i]), 1.0 - ca.cos(q[i])
+            RL = ca.DM(RA) + s * ca.DM(K1) + c1 * ca.DM(K2)      # A_j exp(ê q): Rodrigues
+            xL = ca.DM(xA) - s * ca.DM(K1 @ pt) - c1 * ca.DM(K2 @ pt)
+        elif model.joint_type[j] == JOINT_PRISMATIC:
+            RL, xL = ca.DM(RA), ca.DM(xA) + ca.DM(RA @ e) * q[i]
+        else:
+            raise ValueError(f"model: body {j} has no joint")
+        R[j] = ca.mtimes(R[p], RL)                     # SPEC §3: C_j = C_p A_j exp([Yᵇ] q)
+        x[j] = ca.mtimes(R[p], xL) + x[p]
+        if model.joint_type[j] == JOINT_REVOLUTE:
+            point = ca.mtimes(R[j], ca.DM(model.joint_point[j])) + x[j]
+            S[j] = ca.vertcat(ew, _cross(point, ew))              # (e, x × e)
+        else:
+            S[j] = ca.vertcat(ca.DM.zeros(3), ew)
+        V[j] = V[p] + S[j] * qd[i]
+    return R, x, S, V
+
+
+def _momentum_and_gravity(model, j, R, x, V):
+    """World centre of mass ``c``, rotational inertia ``I_c``, momentum
+    ``Π = (I_c ω + c × l, l)`` with ``l = m (v + ω × c)``, and gravity wrench
+    ``(c × m g, m g)`` of body ``j`` (all SX)."""
+    m = float(model.body_mass[j])
+    c = ca.mtimes(R[j], ca.DM(model.body_com[j])) + x[j]
+    Ic = ca.mtimes(ca.mtimes(R[j], ca.DM(model.body_rot_inertia[j])), R[j].T)
+    w, v = V[j][:3], V[j][3:]
+    lin = m * (v + _cross(w, c))
+    ang = ca.mtimes(Ic, w) + _cross(c, lin)
+    mg = m * ca.DM(model.gravity)
+    return c, Ic, ca.vertcat(ang, lin), ca.vertcat(_cross(c, mg), mg)
+
+
 def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
     """Order-0 world-frame Newton–Euler on SX: ``(W₀ (6,), τ (n,))``.
 
@@ -95,49 +162,21 @@ def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
     wrenches acting on the bodies; all SX (or constants).
     """
     N = model.n_bodies
-    g = ca.DM(model.gravity)
-    R, x, S, V, W = [None] * N, [None] * N, [None] * N, [None] * N, [None] * N
-    A = [None] * N
+    R, x, S, V = _kinematics(model, R0, x0, V0, q, qd)
+    A, W = [None] * N, [None] * N
+    A[0] = A0
     for j in range(N):
-        if j == 0:
-            R[j], x[j], V[j], A[j] = R0, x0, V0, A0
-        else:
+        if j > 0:
             p, i = int(model.body_parent[j]), j - 1
-            RA = model.body_origin[j][:3, :3]
-            xA = model.body_origin[j][:3, 3]
-            e = model.joint_axis[j]
-            ew = ca.mtimes(R[p], ca.DM(RA @ e))            # joint axis in the world
-            if model.joint_type[j] == JOINT_REVOLUTE:
-                E = se3.hat(e)
-                K1, K2 = RA @ E, RA @ E @ E
-                pt = model.joint_point[j]
-                s, c1 = ca.sin(q[i]), 1.0 - ca.cos(q[i])
-                RL = ca.DM(RA) + s * ca.DM(K1) + c1 * ca.DM(K2)      # A_j exp(ê q): Rodrigues
-                xL = ca.DM(xA) - s * ca.DM(K1 @ pt) - c1 * ca.DM(K2 @ pt)
-            elif model.joint_type[j] == JOINT_PRISMATIC:
-                RL, xL = ca.DM(RA), ca.DM(xA) + ca.DM(RA @ e) * q[i]
-            else:
-                raise ValueError(f"model: body {j} has no joint")
-            R[j] = ca.mtimes(R[p], RL)                     # SPEC §3: C_j = C_p A_j exp([Yᵇ] q)
-            x[j] = ca.mtimes(R[p], xL) + x[p]
-            if model.joint_type[j] == JOINT_REVOLUTE:
-                point = ca.mtimes(R[j], ca.DM(model.joint_point[j])) + x[j]
-                S[j] = ca.vertcat(ew, _cross(point, ew))              # (e, x × e)
-            else:
-                S[j] = ca.vertcat(ca.DM.zeros(3), ew)
-            V[j] = V[p] + S[j] * qd[i]
             A[j] = A[p] + _ad(V[j], S[j]) * qd[i] + S[j] * qdd[i]     # Ṡ = ad_V S
         m = float(model.body_mass[j])
-        c = ca.mtimes(R[j], ca.DM(model.body_com[j])) + x[j]
-        Ic = ca.mtimes(ca.mtimes(R[j], ca.DM(model.body_rot_inertia[j])), R[j].T)
+        c, Ic, Pi, Wg = _momentum_and_gravity(model, j, R, x, V)
         w, v, al, a = V[j][:3], V[j][3:], A[j][:3], A[j][3:]
-        lin = m * (v + _cross(w, c))                                   # Π = (I_c ω + c × lin, lin)
-        ang = ca.mtimes(Ic, w) + _cross(c, lin)
+        ang, lin = Pi[:3], Pi[3:]
         fA = m * (a + _cross(al, c))                                   # M V̇
         nA = ca.mtimes(Ic, al) + _cross(c, fA)
-        mg = m * g
-        W[j] = ca.vertcat(nA + _cross(w, ang) + _cross(v, lin) - _cross(c, mg),   # M V̇ − ad_Vᵀ M V − M G
-                          fA + _cross(w, lin) - mg)                   # SPEC §4, order 0
+        W[j] = ca.vertcat(nA + _cross(w, ang) + _cross(v, lin),       # M V̇ − ad_Vᵀ M V − M G
+                          fA + _cross(w, lin)) - Wg                   # SPEC §4, order 0
         if applied is not None:
             W[j] = W[j] - applied[j]
     tau = [None] * (N - 1)
@@ -147,6 +186,58 @@ def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
                   + model.joint_damping[j] * qd[i])
         W[int(model.body_parent[j])] = W[int(model.body_parent[j])] + W[j]
     return W[0], ca.vertcat(*tau) if tau else ca.SX(0, 1)
+
+
+def _spatial_inertia(m, c, Ic):
+    """World-frame spatial inertia about the origin, angular first:
+    ``[[I_c − m [c]², m [c]], [−m [c], m 1]]`` (so that ``M V = Π``)."""
+    C = ca.vertcat(ca.horzcat(0, -c[2], c[1]), ca.horzcat(c[2], 0, -c[0]),
+                   ca.horzcat(-c[1], c[0], 0))
+    return ca.vertcat(ca.horzcat(Ic - m * ca.mtimes(C, C), m * C),
+                      ca.horzcat(-m * C, m * ca.DM.eye(3)))
+
+
+def _articulated(model, R0, x0, V0, W0, q, qd, tau, applied=None):
+    """Order-0 articulated-body forward dynamics on SX: ``(V̇₀ (6,), q̈ (n,))``.
+
+    World-frame spatial form: every body ``j`` obeys ``W_j = M^A_j V̇_j + p^A_j``
+    with ``W_j`` the wrench its joint transmits. Inward pass, leaves first:
+    ``U_j = M^A_j S_j``, ``D_j = S_jᵀ U_j + I_a``, ``u_j = τ_j − b q̇_j −
+    S_jᵀ (M^A_j c_j + p^A_j)`` with ``c_j = ad_{V_j} S_j q̇_j``; the parent
+    gains ``M^A_j − U_j U_jᵀ / D_j`` and ``M^A_j c_j + p^A_j + U_j u_j / D_j``.
+    The base: ``V̇₀ = solve(M^A_0, W₀ − p^A_0)`` (zero for a fixed base).
+    Outward pass: ``q̈_j = (u_j − U_jᵀ V̇_p) / D_j``, ``V̇_j = V̇_p + c_j + S_j q̈_j``.
+    ``W0`` is ``None`` for a fixed base; ``applied`` as in :func:`_newton_euler`.
+    """
+    N = model.n_bodies
+    R, x, S, V = _kinematics(model, R0, x0, V0, q, qd)
+    MA, pA = [None] * N, [None] * N
+    for j in range(N):
+        c, Ic, Pi, Wg = _momentum_and_gravity(model, j, R, x, V)
+        MA[j] = _spatial_inertia(float(model.body_mass[j]), c, Ic)
+        w, v = V[j][:3], V[j][3:]
+        pA[j] = ca.vertcat(_cross(w, Pi[:3]) + _cross(v, Pi[3:]),        # −ad_Vᵀ Π − W_grav
+                           _cross(w, Pi[3:])) - Wg
+        if applied is not None:
+            pA[j] = pA[j] - applied[j]
+    U, D, u, cj = [None] * N, [None] * N, [None] * N, [None] * N
+    for j in range(N - 1, 0, -1):
+        p, i = int(model.body_parent[j]), j - 1
+        cj[j] = _ad(V[j], S[j]) * qd[i]
+        U[j] = ca.mtimes(MA[j], S[j])
+        D[j] = ca.dot(S[j], U[j]) + model.joint_armature[j]
+        bias = ca.mtimes(MA[j], cj[j]) + pA[j]
+        u[j] = tau[i] - model.joint_damping[j] * qd[i] - ca.dot(S[j], bias)
+        MA[p] = MA[p] + MA[j] - ca.mtimes(U[j], U[j].T) / D[j]
+        pA[p] = pA[p] + bias + U[j] * (u[j] / D[j])
+    A = [None] * N
+    A[0] = ca.solve(MA[0], W0 - pA[0]) if W0 is not None else ca.DM.zeros(6)
+    qdd = [None] * (N - 1)
+    for j in range(1, N):
+        p, i = int(model.body_parent[j]), j - 1
+        qdd[i] = (u[j] - ca.dot(U[j], A[p])) / D[j]
+        A[j] = A[p] + cj[j] + S[j] * qdd[i]
+    return A[0], ca.vertcat(*qdd) if qdd else ca.SX(0, 1)
 
 
 # ------------------------------------------------------------ trajectories --
@@ -215,8 +306,14 @@ class CasadiBaseline:
     Parameters
     ----------
     model : Model
+    forward : {"mass_matrix", "articulated"}
+        Construction of the forward map (module docstring): the whole mass
+        matrix and a solve (default, the oracle), or the paper's benchmark
+        construction, the articulated-body algorithm with ``mtimes`` and one
+        6×6 ``solve`` for the base twist.
     solver : {"ldl", "qr"}
-        How the forward map solves with the mass matrix: ``"ldl"``, CasADi's
+        With ``forward="mass_matrix"``, how the forward map solves with the
+        mass matrix: ``"ldl"``, CasADi's
         sparse LDLᵀ (``casadi.ldl`` with AMD ordering, then ``ldl_solve``), or
         ``"qr"``, ``casadi.solve`` (symbolic QR without pivoting). On the
         aerial manipulator (mass-matrix condition ≈ 6e3) ``"qr"`` loses
@@ -236,14 +333,17 @@ class CasadiBaseline:
         the ``casadi.Function`` wrap), measured when it was built.
     """
 
-    def __init__(self, model, solver="ldl", applied=False):
+    def __init__(self, model, solver="ldl", applied=False, forward="mass_matrix"):
         check_model(model)
         if solver not in SOLVERS:
             raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+        if forward not in FORWARD:
+            raise ValueError(f"forward: expected one of {FORWARD}, got {forward!r}")
         if not isinstance(applied, bool):
             raise TypeError(f"applied: expected bool, got {type(applied).__name__}")
         self.model = model
         self.solver = solver
+        self.forward_construction = forward
         self.with_applied = applied
         self.build_seconds = {}
         self._functions = {}
@@ -294,15 +394,22 @@ class CasadiBaseline:
         return ca.vertcat(W0, tau)
 
     def _forward_map(self, t, blk):
-        """``y_FD(t)``: mass matrix ``∂y_ID/∂(V̇₀, q̈)``, bias ``y_ID`` at zero
-        acceleration, then a symbolic solve (see ``solver``)."""
+        """``y_FD(t)``. With ``forward="mass_matrix"``: mass matrix
+        ``∂y_ID/∂(V̇₀, q̈)``, bias ``y_ID`` at zero acceleration, then a
+        symbolic solve (see ``solver``); with ``"articulated"``: the
+        articulated-body algorithm (:func:`_articulated`)."""
         model = self.model
         n = model.n_joints
         R0, x0 = _pose(blk["pose"], t)
         qc = blk["q"]
         q, qd = _taylor(qc, t), _taylor(qc[1:], t)
-        qdd = ca.SX.sym("qdd", n)
         tau = _taylor(blk["tau"], t)
+        if self.forward_construction == "articulated":
+            V0 = _taylor(blk["twist"], t) if model.floating_base else ca.DM.zeros(6)
+            W0 = _taylor(blk["wrench"], t) if model.floating_base else None
+            A0, qdd = _articulated(model, R0, x0, V0, W0, q, qd, tau, self._applied(t, blk))
+            return ca.vertcat(A0, qdd)
+        qdd = ca.SX.sym("qdd", n)
         if model.floating_base:
             V0 = _taylor(blk["twist"], t)
             A0 = ca.SX.sym("A0", 6)

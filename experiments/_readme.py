@@ -1,0 +1,116 @@
+"""The top-level README's speed paragraph, generated from the benchmark CSVs
+so that it cannot drift from them. Standard library only.
+
+``python -m experiments.reproduce`` rewrites the block between
+``<!-- speed:begin -->`` and ``<!-- speed:end -->`` in ``README.md`` after
+``bench_speed`` ran in quick mode into the repository's ``paper_figures/``;
+a test checks that the committed block is what the committed CSVs give.
+"""
+
+import re
+from pathlib import Path
+
+from ._table import read_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = "speed"
+
+
+def _values(rows):
+    return {(r["section"], r["quantity"]): float(r["value"]) for r in rows}
+
+
+def speed_paragraph(speed_rows, summary_rows=()):
+    """Markdown paragraph from the rows of ``bench_speed.csv`` and (optional)
+    ``bench_summary.csv``; parts whose rows are missing are left out."""
+    v = _values(speed_rows)
+    first = speed_rows[0] if speed_rows else {}
+    out = [f"Measured by `python -m experiments.bench_speed` (quick mode) on "
+           f"{first.get('machine', 'an unrecorded machine')}, code {first.get('code', 'unknown')}; "
+           "times are means per call, ratios are of means taken in the same run (the full table "
+           "is in [`paper_figures/README.md`](paper_figures/README.md))."]
+
+    def us(name):
+        return f"{v[('N=101', name)]:.0f} µs"
+
+    def ratio(name):
+        return f"{v[('N=101 ratio', name)]:.2f}×"
+
+    have = lambda *names: all(("N=101", n) in v for n in names)      # noqa: E731
+    pin = all(("N=101 ratio", n) in v for n in ("ID r=0 / pinocchio rnea",
+                                                "FD r=0 / pinocchio aba"))
+    if have("ID r=0", "ID r=5", "ID r=10", "FD r=0", "FD r=5"):
+        out.append(
+            f"At N = 101 (five branches of twenty links) inverse dynamics takes {us('ID r=0')} at "
+            f"r = 0" + (f" ({ratio('ID r=0 / pinocchio rnea')} Pinocchio's `rnea`)" if pin else "")
+            + f", {us('ID r=5')} at r = 5 and {us('ID r=10')} at r = 10; forward dynamics "
+            f"{us('FD r=0')} at r = 0" + (f" ({ratio('FD r=0 / pinocchio aba')} Pinocchio's `aba`)"
+                                          if pin else "") + f" and {us('FD r=5')} at r = 5.")
+    if all(("N=101 ratio", n) in v for n in ("ID r=1 / pinocchio d/dt rnea",
+                                             "FD r=1 / pinocchio d/dt aba")):
+        out.append(f"The first time derivative costs {ratio('ID r=1 / pinocchio d/dt rnea')} "
+                   f"(inverse) and {ratio('FD r=1 / pinocchio d/dt aba')} (forward) of assembling "
+                   "it from Pinocchio's analytical partial derivatives.")
+    if all(("batch N=7 r=5", f"{a} batch / single") in v for a in ("ID", "FD")):
+        out.append("Batched over a 3000-sample trajectory of the aerial manipulator at r = 5, the "
+                   f"per-sample cost is {v[('batch N=7 r=5', 'ID batch / single')]:.2f}× "
+                   f"(inverse) and {v[('batch N=7 r=5', 'FD batch / single')]:.2f}× (forward) of "
+                   "a single call.")
+    gammas = {}
+    for r in summary_rows:
+        if r.get("parameter") == "gamma" and r["quantity"].endswith("evaluation time"):
+            gammas[r["quantity"]] = (r["value"], r["ci95_low"], r["ci95_high"])
+    inv = next((g for q, g in gammas.items() if "inverse" in q), None)
+    fwd = next((g for q, g in gammas.items() if "paper's construction" in q), None)
+    if inv and fwd:
+        out.append(f"The CasADi baseline's evaluation time grows by a factor {float(inv[0]):.2f} "
+                   f"per order for inverse dynamics (95% interval {float(inv[1]):.2f}–"
+                   f"{float(inv[2]):.2f}) and {float(fwd[0]):.2f} ({float(fwd[1]):.2f}–"
+                   f"{float(fwd[2]):.2f}) for forward dynamics built as in the paper "
+                   "(`bench_summary`).")
+    return " ".join(out)
+
+
+def replace_block(text, name, body):
+    """``text`` with the lines between ``<!-- name:begin -->`` and
+    ``<!-- name:end -->`` replaced by ``body``; ``ValueError`` when the
+    markers are missing."""
+    pattern = re.compile(rf"(<!-- {name}:begin -->\n).*?(\n<!-- {name}:end -->)", re.S)
+    if not pattern.search(text):
+        raise ValueError(f"text: no <!-- {name}:begin --> … <!-- {name}:end --> block")
+    return pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+
+
+def block(text, name):
+    """The current body of a marked block."""
+    m = re.search(rf"<!-- {name}:begin -->\n(.*?)\n<!-- {name}:end -->", text, re.S)
+    if m is None:
+        raise ValueError(f"text: no <!-- {name}:begin --> … <!-- {name}:end --> block")
+    return m.group(1)
+
+
+def wrap(text, width=78):
+    """Greedy line wrapping at spaces (Markdown renders it as one paragraph)."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join(lines + [line])
+
+
+def paragraph_from(out_dir):
+    """The wrapped paragraph from ``out_dir``'s ``bench_speed.csv`` and
+    ``bench_summary.csv`` (the latter optional)."""
+    out_dir = Path(out_dir)
+    summary = out_dir / "bench_summary.csv"
+    return wrap(speed_paragraph(read_rows(out_dir / "bench_speed.csv"),
+                                read_rows(summary) if summary.exists() else ()))
+
+
+def update_readme(out_dir, readme=ROOT / "README.md"):
+    """Rewrite the speed block of ``readme`` from the CSVs in ``out_dir``."""
+    readme = Path(readme)
+    readme.write_text(replace_block(readme.read_text(), BLOCK, paragraph_from(out_dir)))
