@@ -169,9 +169,9 @@ def inverse_inputs(model, order, rng):
 
 def forward_inputs(model, order, rng):
     """Forward-dynamics inputs (Table 4): base at identity and at rest, random
-    ``q, q̇``, zero wrench and torque jets."""
+    ``[q; q̇]``, zero wrench and torque jets: ``(C₀, V₀ (1, 6), q (2, n), W₀, τ)``."""
     n = model.n_joints
-    return (np.eye(4), np.zeros(6), rng.normal(size=n), rng.normal(size=n),
+    return (np.eye(4), np.zeros((1, 6)), rng.normal(size=(2, n)),
             np.zeros((order + 1, 6)), np.zeros((order + 1, n)))
 
 

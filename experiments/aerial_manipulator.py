@@ -11,7 +11,7 @@ For every order r = 0..5 and every sample time t:
 2. ``inverse_dynamics`` (H-GRNE-FBS) gives ``W₀^(0..r)`` (world frame) and
    ``τ^(0..r)``; the base wrench is also mapped to the body frame and to the
    six propeller thrust jets through the allocation matrix;
-3. ``forward_dynamics`` (H-GABI-FBS) fed ``C₀, V₀, q, q̇, W₀^(0..r), τ^(0..r)``
+3. ``forward_dynamics`` (H-GABI-FBS) fed the state ``C₀, V₀, q, q̇`` and ``W₀^(0..r), τ^(0..r)``
    returns ``V₀^(0..r+1)`` and ``q^(0..r+2)``, compared with the reference.
 
 Errors of order r, over all samples (``ref`` = reference jet, ``rec`` = recovered):
@@ -107,8 +107,8 @@ def run_order(model, params, motion, times, order):
     inv = liedyn.inverse_dynamics_batch(model, C0, V, q, order)
     Wb = np.stack([body_wrench_jet(C0[s], V[s], inv.base_wrench[s]) for s in range(len(times))])
     thrust = np.stack([wrench_to_thrusts(W, params) for W in Wb])
-    fwd = liedyn.forward_dynamics_batch(model, C0, V[:, 0], q[:, 0], q[:, 1], inv.base_wrench,
-                                        inv.tau, order)
+    fwd = liedyn.forward_dynamics_batch(model, C0, V[:, :1], q[:, :2], order, tau=inv.tau,
+                                        base_wrench=inv.base_wrench)
     back = liedyn.inverse_dynamics_batch(model, C0, fwd.base_twist, fwd.q, order)
     residual = np.concatenate([back.base_wrench - inv.base_wrench, back.tau - inv.tau], axis=2)
     return OrderResult(order, inv.base_wrench, Wb, inv.tau, thrust, fwd.base_twist, fwd.q, residual)

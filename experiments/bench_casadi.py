@@ -88,7 +88,7 @@ def _inputs(model, kind, r, rng, baseline):
     res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
     W, tau = res.base_wrench, res.tau
     p = baseline.pack_forward_params(C0, Vb[:r + 1], q[:r + 2], W, tau, r)
-    return p, lambda: liedyn.forward_dynamics(model, C0, Vb[0], q[0], q[1], W, tau, r)
+    return p, lambda: liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, tau=tau, base_wrench=W)
 
 
 def _baseline(model, kind):

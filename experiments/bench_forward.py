@@ -27,9 +27,9 @@ FIELDS = ["sweep", "n_bod", "N", "r", "calls", "forward_mean_s", "forward_round_
 
 
 def callables(model, r, args, rng):
-    C0, V0, q, qd, W, tau = B.forward_inputs(model, r, rng)
+    C0, V0, q, W, tau = B.forward_inputs(model, r, rng)
     C0i, Vb, qj = B.inverse_inputs(model, r, rng)
-    fns = {"fd": lambda: liedyn.forward_dynamics(model, C0, V0, q, qd, W, tau, r),
+    fns = {"fd": lambda: liedyn.forward_dynamics(model, C0, V0, q, r, tau=tau, base_wrench=W),
            "id": lambda: liedyn.inverse_dynamics(model, C0i, Vb, qj, r)}
     pin = B.pinocchio_calls(model, rng, args.pin_max_gb) if r == 0 else None
     if pin is not None:

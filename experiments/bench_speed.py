@@ -63,9 +63,10 @@ def _inverse_forward(model, r, rng, workspace=False):
     res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
     wi = liedyn.Workspace(model, r) if workspace else None
     wf = liedyn.Workspace(model, r) if workspace else None
-    fargs = (model, C0, Vb[0], q[0], q[1], res.base_wrench, res.tau, r)
+    fargs = (model, C0, Vb[:1], q[:2], r)
+    fkw = dict(tau=res.tau, base_wrench=res.base_wrench)
     return (lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=wi),
-            lambda: liedyn.forward_dynamics(*fargs, workspace=wf))
+            lambda: liedyn.forward_dynamics(*fargs, **fkw, workspace=wf))
 
 
 def _pinocchio(model, rng):
@@ -126,8 +127,9 @@ def section_batch(rng, rows):
     Vb = rng.normal(size=(S, r + 2, 6))
     q = rng.normal(size=(S, r + 3, model.n_joints))
     inv = liedyn.inverse_dynamics_batch(model, C0, Vb, q, r)
-    fargs = (model, C0, Vb[:, 0], q[:, 0], q[:, 1], inv.base_wrench, inv.tau, r)
-    liedyn.forward_dynamics_batch(*fargs)
+    fargs = (model, C0, Vb[:, :1], q[:, :2], r)
+    fkw = dict(tau=inv.tau, base_wrench=inv.base_wrench)
+    liedyn.forward_dynamics_batch(*fargs, **fkw)
 
     def single_id():
         for s in range(S):
@@ -135,11 +137,11 @@ def section_batch(rng, rows):
 
     def single_fd():
         for s in range(S):
-            liedyn.forward_dynamics(model, C0[s], Vb[s, 0], q[s, 0], q[s, 1],
-                                    inv.base_wrench[s], inv.tau[s], r)
+            liedyn.forward_dynamics(model, C0[s], Vb[s, :1], q[s, :2], r, tau=inv.tau[s],
+                                    base_wrench=inv.base_wrench[s])
 
     t = B.time_calls({"ID batch": lambda: liedyn.inverse_dynamics_batch(model, C0, Vb, q, r),
-                      "FD batch": lambda: liedyn.forward_dynamics_batch(*fargs),
+                      "FD batch": lambda: liedyn.forward_dynamics_batch(*fargs, **fkw),
                       "ID single": single_id, "FD single": single_fd}, calls=6, rounds=3)
     t = {k: v["mean"] / S for k, v in t.items()}
     lines = []
@@ -233,7 +235,8 @@ _STARTUP = textwrap.dedent("""
     Vb, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, m.n_joints))
     res = liedyn.inverse_dynamics(m, np.eye(4), Vb, q, r)
     t2 = time.perf_counter()
-    liedyn.forward_dynamics(m, np.eye(4), Vb[0], q[0], q[1], res.base_wrench, res.tau, r)
+    liedyn.forward_dynamics(m, np.eye(4), Vb[:1], q[:2], r, tau=res.tau,
+                            base_wrench=res.base_wrench)
     t3 = time.perf_counter()
     print(t1 - t0, t2 - t1, t3 - t2)
 """)

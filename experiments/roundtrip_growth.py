@@ -61,7 +61,7 @@ def relative_error(actual, desired):
     return np.max(np.abs(actual - desired) / (1.0 + np.abs(desired)), axis=1)
 
 
-def input_rounding_floor(model, base_pose, base_twist, q, qd, base_wrench, tau, order,
+def input_rounding_floor(model, base_pose, base_twist, q, base_wrench, tau, order,
                          applied=None):
     """Output error, per order, caused by rounding the force jets to float64.
 
@@ -72,8 +72,8 @@ def input_rounding_floor(model, base_pose, base_twist, q, qd, base_wrench, tau, 
     u = np.finfo(float).eps / 2.0
 
     def solve(W, t):
-        return outputs(model, liedyn.forward_dynamics(model, base_pose, base_twist, q, qd, W, t,
-                                                      order, applied=applied))
+        return outputs(model, liedyn.forward_dynamics(model, base_pose, base_twist, q, order,
+                                                      tau=t, base_wrench=W, applied=applied))
 
     X = solve(base_wrench, tau)
     bound = np.zeros_like(X)
@@ -98,11 +98,11 @@ def sample(model, rng, order):
     C0 = liedyn.se3.exp(rng.normal(size=6) * 0.7)
     inv = liedyn.inverse_dynamics(model, C0, Vb, q, order)
     W = inv.base_wrench if model.floating_base else None
-    V0 = Vb[0] if model.floating_base else None
-    fd = liedyn.forward_dynamics(model, C0, V0, q[0], q[1], W, inv.tau, order)
+    V0 = Vb[:1] if model.floating_base else None
+    fd = liedyn.forward_dynamics(model, C0, V0, q[:2], order, tau=inv.tau, base_wrench=W)
     desired = np.concatenate([Vb[1:], q[2:]], axis=1) if model.floating_base else q[2:]
     err = relative_error(outputs(model, fd), desired)
-    floor = input_rounding_floor(model, C0, V0, q[0], q[1], W, inv.tau, order)
+    floor = input_rounding_floor(model, C0, V0, q[:2], W, inv.tau, order)
     forces = np.concatenate([inv.base_wrench, inv.tau], axis=1) if model.floating_base else inv.tau
     return err, floor, np.max(np.abs(forces), axis=1)
 

@@ -324,8 +324,9 @@ def test_compile_ahead_fills_the_cache(tmp_path):
             Vb = rng.normal(size=(r + 2, 6)) if floating else None
             q = rng.normal(size=(r + 3, m.n_joints))
             res = liedyn.inverse_dynamics(m, None, Vb, q, r)
-            fd = liedyn.forward_dynamics(m, None, None if Vb is None else Vb[0], q[0], q[1],
-                                         res.base_wrench if floating else None, res.tau, r)
+            fd = liedyn.forward_dynamics(m, None, None if Vb is None else Vb[:1], q[:2], r,
+                                         tau=res.tau,
+                                         base_wrench=res.base_wrench if floating else None)
             print(np.max(np.abs(fd.q - q)))
     """)
     used = run(["-c", use], xdg, tmp)

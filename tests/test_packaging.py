@@ -40,16 +40,17 @@ SMOKE = '''
 import json, sys
 import numpy as np
 import liedyn
-from liedyn import Model, Revolute, se3
+from liedyn import ModelBuilder, Revolute, se3
 
 m0, m1, g = 2.0, 0.5, 9.81
-model = Model(floating_base=True, gravity=(0.0, 0.0, -g))
-model.add_body("base", None, None, np.eye(4),
-               se3.spatial_inertia(m0, np.zeros(3), np.diag([0.1, 0.1, 0.2])))
+builder = ModelBuilder(floating_base=True, gravity=(0.0, 0.0, -g))
+builder.add_body("base", None, None, np.eye(4),
+                 se3.spatial_inertia(m0, np.zeros(3), np.diag([0.1, 0.1, 0.2])))
 origin = np.eye(4)
 origin[2, 3] = -0.3
-model.add_body("link", "base", Revolute(axis=(0.0, 1.0, 0.0), point=(0.0, 0.0, 0.1)), origin,
-               se3.spatial_inertia(m1, np.zeros(3), np.diag([0.01, 0.01, 0.005])))
+builder.add_body("link", "base", Revolute(axis=(0.0, 1.0, 0.0), point=(0.0, 0.0, 0.1)), origin,
+                 se3.spatial_inertia(m1, np.zeros(3), np.diag([0.01, 0.01, 0.005])))
+model = builder.build()
 r = 2
 res = liedyn.inverse_dynamics(model, np.eye(4), np.zeros((r + 2, 6)), np.zeros((r + 3, 1)), r)
 expected = np.zeros((r + 1, 6))

@@ -1,11 +1,14 @@
-"""Workspaces: reusing scratch gives the same numbers as fresh scratch, a
-workspace is tied to its (model, order), and the compiled kernels neither
-recompile across calls and orders nor allocate once their scratch is given."""
+"""Workspaces: reusing scratch gives the same numbers as fresh scratch; a
+workspace serves only its own (model, order) and one call at a time; results
+own their outputs and refuse to hand out body jets a later call overwrote;
+the compiled kernels neither recompile across calls and orders nor allocate
+once their scratch is given."""
 
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +19,15 @@ from models.trees import random_tree
 from tests.helpers import assert_close
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script, timeout=600, **env):
+    """Run ``script`` in a fresh interpreter: a crash fails the test, not the run."""
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT), **env), capture_output=True,
+                         text=True, timeout=timeout)
+    assert out.returncode == 0, f"exit {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+    return out.stdout
 
 
 def test_workspace_results_equal_fresh_results():
@@ -29,81 +41,191 @@ def test_workspace_results_equal_fresh_results():
         q = rng.normal(size=(r + 3, model.n_joints))
         a = liedyn.inverse_dynamics(model, C0, Vb, q, r)
         b = liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=ws)
-        assert_close(b.tau, a.tau, rtol=0, atol=0, what="tau")
-        assert_close(b.twist, a.twist, rtol=0, atol=0, what="twist")
-        f = liedyn.forward_dynamics(model, C0, Vb[0], q[0], q[1], a.base_wrench, a.tau, r)
-        g = liedyn.forward_dynamics(model, C0, Vb[0], q[0], q[1], a.base_wrench, a.tau, r,
-                                    workspace=ws)
-        assert_close(g.q, f.q, rtol=0, atol=0, what="q")
-        assert_close(g.base_twist, f.base_twist, rtol=0, atol=0, what="base twist")
-        assert g.articulated_inertia is ws.MA
+        assert np.array_equal(b.tau, a.tau) and np.array_equal(b.base_wrench, a.base_wrench)
+        assert np.array_equal(b.twist, a.twist) and np.array_equal(b.wrench, a.wrench)
+        kw = dict(tau=a.tau, base_wrench=a.base_wrench)
+        f = liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, **kw)
+        g = liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, **kw, workspace=ws)
+        assert np.array_equal(g.q, f.q) and np.array_equal(g.base_twist, f.base_twist)
+        assert np.array_equal(g.articulated_inertia, f.articulated_inertia)
 
 
 def test_workspace_is_tied_to_model_and_order():
+    """Another model of the same shape, another order, a batch workspace, or
+    something else entirely: refused before any kernel runs."""
     rng = np.random.default_rng(81)
     model = random_tree(rng, 4)
     other = random_tree(rng, 4)
     ws = liedyn.Workspace(model, 2)
     Vb = np.zeros((4, 6))
     q = np.zeros((5, 3))
-    with pytest.raises(ValueError, match="workspace"):
+    with pytest.raises(ValueError, match="^workspace: built for Model"):
         liedyn.inverse_dynamics(other, None, Vb, q, 2, workspace=ws)
-    with pytest.raises(ValueError, match="workspace"):
+    with pytest.raises(ValueError, match="^workspace: built for Model"):
         liedyn.inverse_dynamics(model, None, Vb[:3], q[:4], 1, workspace=ws)
-    with pytest.raises(TypeError, match="workspace"):
+    with pytest.raises(ValueError, match="^workspace: built for Model"):
+        liedyn.forward_dynamics(other, None, Vb[:1], q[:2], 2, tau=np.zeros((3, 3)),
+                                base_wrench=np.zeros((3, 6)), workspace=ws)
+    with pytest.raises(ValueError, match="^workspace: expected a single-call workspace"):
+        liedyn.inverse_dynamics(model, None, Vb, q, 2,
+                                workspace=liedyn.Workspace(model, 2, samples=3))
+    with pytest.raises(TypeError, match="^workspace: expected a liedyn.Workspace"):
         liedyn.inverse_dynamics(model, None, Vb, q, 2, workspace=object())
+    with pytest.raises(TypeError, match="^model: expected a liedyn.Model"):
+        liedyn.Workspace("model", 2)
+    with pytest.raises(ValueError, match="^samples:"):
+        liedyn.Workspace(model, 2, samples=0)
+
+
+def test_a_builder_that_grows_cannot_corrupt_a_workspace():
+    """The reported corruption: a workspace made for a model, then a body
+    added. Bodies now go to the builder; the model built before is
+    untouched, the model built after gets a clear error with the old
+    workspace (torques off by 1e231, aborts, segfaults and a 10-minute spin
+    before). In a subprocess, so a crash fails this test instead of the run."""
+    out = _run("""
+        import numpy as np
+        import liedyn
+        from liedyn import ModelBuilder, Revolute, se3
+        I = se3.spatial_inertia(1.0, (0, 0, -0.1), np.diag([0.01, 0.01, 0.02]))
+        b = ModelBuilder()
+        b.add_body("base", None, None, None, I)
+        b.add_body("l1", 0, Revolute((0, 1, 0)), None, I)
+        m = b.build()
+        ws = liedyn.Workspace(m, 2)
+        for k in range(40):
+            b.add_body(f"x{k}", k + 1, Revolute((1, 0, 0)), None, I)
+        big = b.build()
+        V = np.zeros((4, 6)); q = np.zeros((5, big.n_joints))
+        calls = [
+            lambda: liedyn.inverse_dynamics(big, None, V, q, 2, workspace=ws),
+            lambda: liedyn.forward_dynamics(big, None, V[:1], q[:2], 2, tau=q[:3],
+                                            base_wrench=V[:3], workspace=ws),
+            lambda: liedyn.hybrid_dynamics(big, None, V, q, 2, motion_driven=[], tau=q[:3],
+                                           base_wrench=V[:3], workspace=ws),
+        ]
+        for call in calls:
+            try:
+                call()
+            except ValueError as err:
+                assert str(err).startswith("workspace: built for Model"), err
+            else:
+                raise SystemExit("no error")
+        assert not hasattr(m, "add_body") and m.n_bodies == 2
+        small = liedyn.inverse_dynamics(m, None, V, q[:, :1], 2, workspace=ws)
+        print("ok", float(abs(small.tau).max()))
+    """, timeout=300)
+    assert out.startswith("ok")
+
+
+def test_results_own_their_outputs_and_refuse_stale_body_jets():
+    rng = np.random.default_rng(82)
+    model = random_tree(rng, 6)
+    r = 2
+    ws = liedyn.Workspace(model, r)
+    V1, q1 = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints))
+    V2, q2 = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints))
+    ref1 = liedyn.inverse_dynamics(model, None, V1, q1, r)
+    first = liedyn.inverse_dynamics(model, None, V1, q1, r, workspace=ws)
+    twist = first.twist                       # read before the workspace is reused: kept
+    liedyn.inverse_dynamics(model, None, V2, q2, r, workspace=ws)
+    assert np.array_equal(first.tau, ref1.tau)
+    assert np.array_equal(first.base_wrench, ref1.base_wrench)
+    assert np.array_equal(first.twist, ref1.twist) and first.twist is twist
+    with pytest.raises(RuntimeError, match="^W: the workspace of this result has since served"):
+        first.wrench
+    assert not twist.flags.writeable
+    with pytest.raises(AttributeError):
+        first.tau = np.zeros(3)
+    # without a workspace every result keeps its own scratch
+    a = liedyn.inverse_dynamics(model, None, V1, q1, r)
+    liedyn.inverse_dynamics(model, None, V2, q2, r)
+    assert np.array_equal(a.wrench, ref1.wrench)
+
+
+def test_a_workspace_in_use_is_refused():
+    """One call at a time: a second call while the first holds the workspace
+    raises instead of sharing its scratch (8 threads sharing one workspace
+    gave 10 of 2400 results different from serial before)."""
+    rng = np.random.default_rng(83)
+    model = random_tree(rng, 12)
+    r = 3
+    ws = liedyn.Workspace(model, r)
+    V, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints))
+    ws._acquire()                              # as a call in another thread would
+    with pytest.raises(RuntimeError, match="^workspace: in use by a call in another thread"):
+        liedyn.inverse_dynamics(model, None, V, q, r, workspace=ws)
+    ws._release()
+    cases = [(rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints)))
+             for _ in range(16)]
+    serial = [liedyn.inverse_dynamics(model, None, v, x, r).tau for v, x in cases]
+    wrong, refused, done = [], [0], [0]
+
+    def worker(seed):
+        for i in range(300):
+            k = (seed + i) % len(cases)
+            try:
+                res = liedyn.inverse_dynamics(model, None, *cases[k], r, workspace=ws)
+            except RuntimeError:
+                refused[0] += 1
+                continue
+            done[0] += 1
+            if not np.array_equal(res.tau, serial[k]):
+                wrong.append(k)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong, f"{len(wrong)} results differ from serial"
+    assert done[0] + refused[0] == 2400 and done[0] > 0
 
 
 def test_kernels_neither_recompile_nor_allocate():
-    """Run in a fresh interpreter with numba's allocation statistics on."""
-    script = textwrap.dedent("""
+    """In a fresh interpreter with numba's allocation statistics on: a call
+    through each compiled entry point allocates nothing beyond adopting its
+    array arguments, and one compiled specialisation serves every order."""
+    out = _run("""
         import numpy as np
         from numba.core.runtime import rtsys
+        import liedyn
+        from liedyn.forward import _FORWARD_DYNAMICS
+        from liedyn.hybrid import _HYBRID_DYNAMICS
+        from liedyn.inverse import _INVERSE_DYNAMICS
+        from models.trees import benchmark_tree
 
         def allocations(kernel, args):
             # numba adopts each ndarray argument with one NRT meminfo per call;
             # anything beyond that is an allocation inside the kernel
             before = rtsys.get_allocation_stats().alloc
-            kernel(*args)
+            kernel.call(*args)
             adopted = sum(isinstance(a, np.ndarray) for a in args)
             return rtsys.get_allocation_stats().alloc - before - adopted
 
-        import liedyn
-        from liedyn.inverse import _inverse_dynamics
-        from liedyn.forward import _articulated_body
-        from liedyn.workspace import binomials
-        from models.trees import benchmark_tree
         m = benchmark_tree(2, 3)
+        n, N = m.n_joints, m.n_bodies
         rng = np.random.default_rng(0)
+        C0 = liedyn.se3.exp(rng.normal(size=6))
+        none = np.zeros((0, 0, 6))
         for r in (1, 4):
             ws = liedyn.Workspace(m, r)
-            Vb = rng.normal(size=(r + 2, 6)); q = rng.normal(size=(r + 3, m.n_joints))
-            tau = np.empty((r + 1, m.n_joints)); Wapp = np.zeros((r + 1, m.n_bodies, 6))
-            args = (m.body_parent, m.joint_screw, m.body_home, m.body_mass, m.body_com,
-                    m.body_rot_inertia, m.joint_armature, m.joint_damping, m.gravity,
-                    np.eye(4), Vb, q, Wapp, r, binomials(r + 3), ws.F, ws.C, ws.S, ws.V,
-                    ws.c, ws.Ic, ws.Pi, ws.W, tau)
-            _inverse_dynamics(*args)
-            assert allocations(_inverse_dynamics, args) == 0, "inverse kernel allocates"
-            res = liedyn.inverse_dynamics(m, None, Vb, q, r)
-            qj = np.zeros((r + 3, m.n_joints)); qj[:2] = q[:2]
-            motion = np.zeros(m.n_bodies, dtype=np.bool_)
-            fargs = (m.body_parent, m.joint_screw, m.body_home, m.body_mass, m.body_com,
-                     m.body_rot_inertia, m.joint_armature, m.joint_damping, m.gravity,
-                     np.eye(4), motion, False, Vb, res.base_wrench, Wapp, r, binomials(r + 3),
-                     qj, res.tau.copy(), ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.Pi, ws.MA,
-                     ws.U, ws.D, ws.L, ws.W)
-            ws.V[:] = 0.0; ws.W[:] = 0.0
-            _articulated_body(*fargs)
-            ws.V[:] = 0.0; ws.W[:] = 0.0; qj[2:] = 0.0
-            assert allocations(_articulated_body, fargs) == 0, "forward kernel allocates"
-            liedyn.forward_dynamics(m, None, Vb[0], q[0], q[1], res.base_wrench, res.tau, r)
-        # one compiled specialisation serves every order
-        assert len(_inverse_dynamics.signatures) == 1, _inverse_dynamics.signatures
-        assert len(_articulated_body.signatures) == 1, _articulated_body.signatures
+            V = rng.normal(size=(r + 2, 6)); q = rng.normal(size=(r + 3, n))
+            W0, tau = np.empty((r + 1, 6)), np.empty((r + 1, n))
+            args = (m._data, ws._data, C0, V, q, none, r, W0, tau)
+            assert _INVERSE_DYNAMICS.call(*args) == 0
+            assert allocations(_INVERSE_DYNAMICS, args) == 0, "inverse kernel allocates"
+            out = (np.empty((r + 2, 6)), np.empty((r + 3, n)), np.empty((r + 1, 6)),
+                   np.empty((r + 1, n)))
+            fargs = (m._data, ws._data, C0, V[:1], q[:2], tau, W0, none, r) + out
+            assert _FORWARD_DYNAMICS.call(*fargs) == 0
+            assert allocations(_FORWARD_DYNAMICS, fargs) == 0, "forward kernel allocates"
+            motion = np.zeros(N, dtype=np.bool_); motion[2] = True
+            hargs = (m._data, ws._data, C0, V, q, tau, W0, none, r, motion, False) + out
+            assert _HYBRID_DYNAMICS.call(*hargs) == 0
+            assert allocations(_HYBRID_DYNAMICS, hargs) == 0, "hybrid kernel allocates"
+        for k in (_INVERSE_DYNAMICS, _FORWARD_DYNAMICS, _HYBRID_DYNAMICS):
+            assert len(k.dispatcher.signatures) == 1, k.dispatcher.signatures
         print("ok")
-    """)
-    env = dict(os.environ, NUMBA_NRT_STATS="1", PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                         text=True, cwd=ROOT, timeout=600)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
+    """, NUMBA_NRT_STATS="1")
+    assert out.strip().endswith("ok")
