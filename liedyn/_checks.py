@@ -102,6 +102,16 @@ def check_order(order, name="order"):
     return int(order)
 
 
+def about_base(reference):
+    """``reference="base"`` → ``True``, ``"world"`` → ``False``: whether the
+    twists and wrenches of a call are taken about the base origin (SPEC §1)."""
+    if reference == "world":
+        return False
+    if reference == "base":
+        return True
+    raise ValueError(f"reference: expected 'world' or 'base', got {reference!r}")
+
+
 def plain(x, ndim):
     """Whether ``x`` is already a C-contiguous float64 array with ``ndim``
     dimensions: the only arrays the fast path hands to a kernel."""

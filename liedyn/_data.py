@@ -14,7 +14,7 @@ from ._jit import JIT
 MODEL_FIELDS = ("floating_base", "body_parent", "joint_screw", "body_home", "body_mass",
                 "body_com", "body_rot_inertia", "joint_armature", "joint_damping", "gravity")
 
-WORKSPACE_FIELDS = ("order", "binom", "o", "F", "C", "S", "V", "c", "Ic", "Pi", "W",
+WORKSPACE_FIELDS = ("order", "binom", "o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W",
                     "MA", "U", "D", "L")
 
 

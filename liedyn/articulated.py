@@ -65,10 +65,10 @@ PIVOT_RTOL = 1e-11
 
 
 @njit
-def configuration(model, ws, C0, V0, q, r):
+def configuration(model, ws, C0, about_base, V0, q, r):
     """Everything of order 0 that the passes need: poses, ``S_j``, ``V_j``,
     ``c^(0..1)``, ``I_c^(0)``; zero the rows the passes accumulate into."""
-    set_base(model, ws, C0, V0, 1)
+    set_base(model, ws, C0, about_base, V0, 1)
     poses(model, ws, q[0])
     parent, Y = model.body_parent, model.joint_screw
     F, C, S, V, c, Ic, W, binom = ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.W, ws.binom
@@ -168,7 +168,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
     """Order k, leaves first: ``W^A_{j,k}``, ``Vbias_j`` and ``q̃_j``."""
     parent, mass, damp, g = model.body_parent, model.body_mass, model.joint_damping, model.gravity
     S, V, c, Ic, Pib, MA, U, D, W = ws.S, ws.V, ws.c, ws.Ic, ws.Pi, ws.MA, ws.U, ws.D, ws.W
-    binom, o = ws.binom, ws.o
+    binom, d = ws.binom, ws.d
     for j in range(parent.shape[0] - 1, -1, -1):
         m = mass[j]
         # Π_j^(k+1) with V_j^(k+1) = 0 (row k+1 of V is still zero for body j)
@@ -178,7 +178,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
         for i in range(6):
             W[k, j, i] += Pib[k + 1, j, i]                                     # SPEC §5: W^A_{j,k}
         if W_app.shape[0] > 0:
-            shift_wrench_acc(-1.0, W_app[k, j], o, W[k, j])                    # − W_app,j^(k)
+            shift_wrench_acc(-1.0, W_app[k, j], d, W[k, j])                    # − W_app,j^(k)
         _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                      # − M_j^(k) G
         if j == 0:
             break
@@ -216,16 +216,16 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
     """
     parent, arm, damp = model.body_parent, model.joint_armature, model.joint_damping
     S, V, c, MA, U, D, W, L = ws.S, ws.V, ws.c, ws.MA, ws.U, ws.D, ws.W, ws.L
-    binom, o = ws.binom, ws.o
+    binom, d = ws.binom, ws.d
     if base_motion:
         if Vb.shape[0] > 0:
-            shift_twist(Vb[k + 1], o, V[k + 1, 0])                             # prescribed V₀^(k+1)
+            shift_twist(Vb[k + 1], d, V[k + 1, 0])                             # prescribed V₀^(k+1)
         else:
             V[k + 1, 0] = 0.0
     else:
         for i in range(6):
             V[k + 1, 0, i] = -W[k, 0, i]
-        shift_wrench_acc(1.0, Wb[k], o, V[k + 1, 0])
+        shift_wrench_acc(1.0, Wb[k], d, V[k + 1, 0])
         cholesky6_solve(L, V[k + 1, 0])                                        # SPEC §5: V₀^(k+1)
     for j in range(parent.shape[0]):
         if j > 0:
@@ -256,15 +256,16 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
     if not base_motion:
         for i in range(6):
             W[k, 0, i] = 0.0
-        shift_wrench_acc(1.0, Wb[k], o, W[k, 0])
+        shift_wrench_acc(1.0, Wb[k], d, W[k, 0])
 
 
 @njit
-def articulated_body(model, ws, C0, V0, Vb, Wb, W_app, r, q, tau, motion, base_motion):
+def articulated_body(model, ws, C0, about_base, V0, Vb, Wb, W_app, r, q, tau, motion,
+                     base_motion):
     """Orders ``0..r`` of forward/hybrid dynamics in place on ``q`` (rows 0–1
     the state, motion-driven rows given, the rest zero) and ``tau``; returns
     ``OK`` or a status (a body index for a singular pivot, ``SINGULAR_BASE``)."""
-    configuration(model, ws, C0, V0, q, r)
+    configuration(model, ws, C0, about_base, V0, q, r)
     status = articulated_inertia(model, ws, motion)                            # Lemma 2: once
     if status != OK:
         return status

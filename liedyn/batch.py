@@ -24,8 +24,8 @@ import threading
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, OK, as_array, check_applied_slow, check_jet, check_motion_slow,
-                      raise_for)
+from ._checks import (_NO_APPLIED, OK, about_base, as_array, check_applied_slow, check_jet,
+                      check_motion_slow, raise_for)
 from ._jit import Kernel, njit
 from .forward import base_wrench_arg, forward_dynamics_kernel
 from .inverse import inverse_dynamics_kernel
@@ -45,37 +45,38 @@ def _one(x, b):
 
 
 @njit
-def _inverse_dynamics_batch(model, binom, lo, hi, C0, Vb, q, W_app, r, W0, tau, status):
+def _inverse_dynamics_batch(model, binom, lo, hi, C0, base, Vb, q, W_app, r, W0, tau, status):
     ws = new_workspace_data(model.body_parent.shape[0], r, binom)
     for b in range(lo, hi):
-        status[b] = inverse_dynamics_kernel(model, ws, _one(C0, b), _one(Vb, b), q[b],
+        status[b] = inverse_dynamics_kernel(model, ws, _one(C0, b), base, _one(Vb, b), q[b],
                                             _one(W_app, b), r, W0[b], tau[b])
 
 
 @njit
-def _inverse_dynamics_batch_kept(model, wsb, lo, hi, C0, Vb, q, W_app, r, W0, tau, status):
+def _inverse_dynamics_batch_kept(model, wsb, lo, hi, C0, base, Vb, q, W_app, r, W0, tau,
+                                 status):
     for b in range(lo, hi):
-        status[b] = inverse_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), _one(Vb, b),
-                                            q[b], _one(W_app, b), r, W0[b], tau[b])
+        status[b] = inverse_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), base,
+                                            _one(Vb, b), q[b], _one(W_app, b), r, W0[b], tau[b])
 
 
 @njit
-def _forward_dynamics_batch(model, binom, lo, hi, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q,
-                            W0, tau, status):
+def _forward_dynamics_batch(model, binom, lo, hi, C0, base, V0, q0, tau_in, Wb, W_app, r, V_out,
+                            q, W0, tau, status):
     ws = new_workspace_data(model.body_parent.shape[0], r, binom)
     for b in range(lo, hi):
-        status[b] = forward_dynamics_kernel(model, ws, _one(C0, b), _one(V0, b), q0[b],
+        status[b] = forward_dynamics_kernel(model, ws, _one(C0, b), base, _one(V0, b), q0[b],
                                             tau_in[b], _one(Wb, b), _one(W_app, b), r,
                                             V_out[b], q[b], W0[b], tau[b])
 
 
 @njit
-def _forward_dynamics_batch_kept(model, wsb, lo, hi, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q,
-                                 W0, tau, status):
+def _forward_dynamics_batch_kept(model, wsb, lo, hi, C0, base, V0, q0, tau_in, Wb, W_app, r,
+                                 V_out, q, W0, tau, status):
     for b in range(lo, hi):
-        status[b] = forward_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), _one(V0, b),
-                                            q0[b], tau_in[b], _one(Wb, b), _one(W_app, b), r,
-                                            V_out[b], q[b], W0[b], tau[b])
+        status[b] = forward_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), base,
+                                            _one(V0, b), q0[b], tau_in[b], _one(Wb, b),
+                                            _one(W_app, b), r, V_out[b], q[b], W0[b], tau[b])
 
 
 _KERNELS = {
@@ -179,7 +180,7 @@ def _workspace(model, r, workspace, B):
 
 
 def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=None,
-                           workspace=None, threads=None):
+                           workspace=None, threads=None, reference="world"):
     """:func:`liedyn.inverse_dynamics` for ``B`` samples at once.
 
     Parameters
@@ -197,6 +198,8 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
         ``Workspace(model, order, samples=B)`` keeps every sample's body jets.
     threads : int, optional, keyword
         Threads to use (default: every available core).
+    reference : {"world", "base"}, keyword
+        As :func:`liedyn.inverse_dynamics`.
 
     Returns
     -------
@@ -217,7 +220,7 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
     tau = np.empty((B, r + 1, model.n_joints))
     status = np.empty(B, dtype=np.int64)
     call = None
-    tail = (C0, Vb, qj, Wa, r, W0, tau, status)
+    tail = (C0, about_base(reference), Vb, qj, Wa, r, W0, tau, status)
     if ws is None:
         _run(_KERNELS["inverse", False], B, threads, (model._data, binomials(r + 3)), tail)
     else:
@@ -234,7 +237,7 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
 
 
 def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_wrench=None,
-                           applied=None, workspace=None, threads=None):
+                           applied=None, workspace=None, threads=None, reference="world"):
     """:func:`liedyn.forward_dynamics` for ``B`` samples at once.
 
     Parameters
@@ -253,6 +256,8 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
     workspace : Workspace, optional, keyword
         ``Workspace(model, order, samples=B)`` keeps every sample's body jets.
     threads : int, optional, keyword
+    reference : {"world", "base"}, keyword
+        As :func:`liedyn.forward_dynamics`.
 
     Returns
     -------
@@ -284,7 +289,7 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
     tau_out = np.empty((B, r + 1, n))
     status = np.empty(B, dtype=np.int64)
     call = None
-    tail = (C0, V0, q0, tau_in, Wb, Wa, r, V_out, q_out, W0, tau_out, status)
+    tail = (C0, about_base(reference), V0, q0, tau_in, Wb, Wa, r, V_out, q_out, W0, tau_out, status)
     if ws is None:
         _run(_KERNELS["forward", False], B, threads, (model._data, binomials(r + 3)), tail)
     else:

@@ -51,7 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, applied_arg,
+from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
+                      applied_arg,
                       as_array, check_applied_slow, check_jet, check_motion, check_motion_slow,
                       check_type, is_applied, motion_args, raise_for)
 from ._jit import Kernel, njit
@@ -186,7 +187,7 @@ def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, 
 
 
 @njit
-def _closed_form(model, ws, C0, Vb, q, W_app, r, want_c, Mq, Cq, gq, Qq):
+def _closed_form(model, ws, C0, about_base, Vb, q, W_app, r, want_c, Mq, Cq, gq, Qq):
     """Kinematics to order r+1, body and composite inertia jets, assembly
     (about the base origin ``o``); ``Mq`` and ``Cq`` must be zero. Returns a
     status."""
@@ -196,7 +197,7 @@ def _closed_form(model, ws, C0, Vb, q, W_app, r, want_c, Mq, Cq, gq, Qq):
         return status
     if not is_applied(W_app, r + 1, N):
         return BAD_APPLIED
-    set_base(model, ws, C0, Vb, r + 2)
+    set_base(model, ws, C0, about_base, Vb, r + 2)
     kinematics(model, ws, q, r + 1)
     Mc = np.empty((r + 1, N, 6, 6))
     Bc = np.empty((r + 1, N, 6, 6))
@@ -204,7 +205,7 @@ def _closed_form(model, ws, C0, Vb, q, W_app, r, want_c, Mq, Cq, gq, Qq):
     if W_app.shape[0] > 0:
         for k in range(r + 1):
             for j in range(N):
-                shift_wrench_acc(1.0, W_app[k, j], ws.o, Wc[k, j])             # about o
+                shift_wrench_acc(1.0, W_app[k, j], ws.d, Wc[k, j])             # about o
     G = np.zeros(6)
     G[3:] = model.gravity                                                      # SPEC §1: G = (0, g⃗)
     _inertia_jets(model, ws, r, Mc, Bc)
@@ -278,8 +279,10 @@ def _unshift_base(A, o, axes):
         B[..., :6] = unshift_wrench(B[..., :6], o)
 
 
-def _run(model, base_pose, base_twist, q, applied, r, want_c):
-    """The closed-form jets (world origin) of one state; raises on bad input."""
+def _run(model, base_pose, base_twist, q, applied, r, want_c, reference):
+    """The closed-form jets of one state about the reference point; raises on
+    bad input."""
+    base = about_base(reference)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     nv = model.nv
@@ -288,18 +291,19 @@ def _run(model, base_pose, base_twist, q, applied, r, want_c):
     gq = np.empty((r + 1, nv))
     Qq = np.empty((r + 1, nv))
     ws = Workspace._fresh(model, r)
-    status = _CLOSED_FORM.call(model._data, ws._data, C0, Vb, qj, Wa, r, want_c, Mq, Cq, gq, Qq)
+    status = _CLOSED_FORM.call(model._data, ws._data, C0, base, Vb, qj, Wa, r, want_c, Mq, Cq, gq,
+                               Qq)
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
             check_applied_slow(model, applied, r + 1)))
-    if model.floating_base:
+    if model.floating_base and not base:
         for X, axes in ((Mq, (-2, -1)), (Cq, (-2, -1)), (gq, (-1,)), (Qq, (-1,))):
-            _unshift_base(X, ws.o, axes)
+            _unshift_base(X, ws.d, axes)
     return Mq, Cq, gq, Qq
 
 
-def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None):
+def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, reference="world"):
     """``M^(k)``, ``C^(k)``, ``g^(k)`` for ``k = 0..order`` along a motion.
 
     The ``r``-th derivative of the equations of motion (SPEC §7) is
@@ -321,6 +325,10 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None):
     order : int ≥ 0
     applied : (order+1, N, 6), optional, keyword
         Spatial applied wrench jets on each body.
+    reference : {"world", "base"}, keyword
+        The point the base twist and the generalised base force are taken
+        about, with world axes: the world origin (default), or the base
+        origin at this instant (SPEC §1, reference point).
 
     Returns
     -------
@@ -334,7 +342,7 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None):
     congruence, so their accuracy does not depend on where the robot is.
     """
     r = check_model_order(model, order)
-    Mq, Cq, gq, Qq = _run(model, base_pose, base_twist, q, applied, r, True)
+    Mq, Cq, gq, Qq = _run(model, base_pose, base_twist, q, applied, r, True, reference)
     qj = as_array(q, "q")
     if model.floating_base:
         nu = np.concatenate([as_array(base_twist, "base_twist"), qj[1:]], axis=1)
@@ -397,7 +405,7 @@ def _state_jets(model, base_twist, q, rows):
     return Vb, qj
 
 
-def mass_matrix(model, base_pose, q):
+def mass_matrix(model, base_pose, q, *, reference="world"):
     """Joint-space mass matrix ``M(Q) = Sᵀ G_c M G_p S + diag(0, I_a)`` (SPEC §7).
 
     Parameters
@@ -406,6 +414,10 @@ def mass_matrix(model, base_pose, q):
     base_pose : (4, 4) or None
     q : (n,)
         The configuration.
+    reference : {"world", "base"}, keyword
+        The point the base twist and the generalised base force are taken
+        about, with world axes: the world origin (default), or the base
+        origin at this instant (SPEC §1, reference point).
 
     Returns
     -------
@@ -413,10 +425,10 @@ def mass_matrix(model, base_pose, q):
     """
     check_model(model)
     Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)), 1)
-    return _run(model, base_pose, Vb, qj, None, 0, False)[0][0]
+    return _run(model, base_pose, Vb, qj, None, 0, False, reference)[0][0]
 
 
-def coriolis_matrix(model, base_pose, base_twist, q):
+def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world"):
     """Lemma 1's admissible ``C(Q, ν) = Sᵀ G_c M G_p Ṡ − Sᵀ G_c ad_Vᵀ M G_p S``,
     for which ``Ṁ − 2C`` is skew-symmetric.
 
@@ -428,6 +440,10 @@ def coriolis_matrix(model, base_pose, base_twist, q):
         The state's spatial base twist ``V₀``; ``None`` for a fixed base.
     q : (2, n)
         The state ``[q; q̇]``.
+    reference : {"world", "base"}, keyword
+        The point the base twist and the generalised base force are taken
+        about, with world axes: the world origin (default), or the base
+        origin at this instant (SPEC §1, reference point).
 
     Returns
     -------
@@ -437,11 +453,12 @@ def coriolis_matrix(model, base_pose, base_twist, q):
     if model.floating_base and base_twist is None:
         raise ValueError("base_twist: a floating base needs its twist, shape (1, 6)")
     Vb, qj = _state_jets(model, base_twist, as_array(q, "q", shape=(2, model.n_joints)), 1)
-    return _run(model, base_pose, Vb, qj, None, 0, True)[1][0]
+    return _run(model, base_pose, Vb, qj, None, 0, True, reference)[1][0]
 
 
-def gravity_vector(model, base_pose, q):
-    """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``."""
+def gravity_vector(model, base_pose, q, *, reference="world"):
+    """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``;
+    arguments as :func:`mass_matrix`."""
     check_model(model)
     Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)), 1)
-    return _run(model, base_pose, Vb, qj, None, 0, False)[2][0]
+    return _run(model, base_pose, Vb, qj, None, 0, False, reference)[2][0]

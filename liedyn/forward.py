@@ -21,7 +21,7 @@ Glossary (``model``, ``ws``: compiled handles)
 import numpy as np
 
 from ._checks import (_NO_APPLIED, BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite,
-                      applied_arg, check_applied_slow, check_jet, check_motion,
+                      about_base, applied_arg, check_applied_slow, check_jet, check_motion,
                       check_motion_slow, force_arg, is_applied, is_jet, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
@@ -50,21 +50,22 @@ def check_base_applied(model, Wb, W_app, r, base_wrench_driven):
 def base_outputs(ws, V_in, Wb, r, base_motion, V_out, W0):
     """The base jets about the world origin: the given ones copied, the
     solved ones mapped back from ``o`` (SPEC §1)."""
-    o = ws.o
+    d = ws.d
     for k in range(r + 2):
         if k < V_in.shape[0]:
             V_out[k] = V_in[k]
         else:
-            unshift_twist(ws.V[k, 0], o, V_out[k])
+            unshift_twist(ws.V[k, 0], d, V_out[k])
     for k in range(r + 1):
         if base_motion:
-            unshift_wrench(ws.W[k, 0], o, W0[k])
+            unshift_wrench(ws.W[k, 0], d, W0[k])
         else:
             W0[k] = Wb[k]
 
 
 @njit
-def forward_dynamics_kernel(model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V_out, q, W0, tau):
+def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app, r, V_out, q,
+                            W0, tau):
     """Orders ``0..r`` (SPEC §5); returns a status."""
     status = check_motion(model, C0, V0, q0, 1, 2)
     if status == OK and not is_jet(tau_in, r + 1, q0.shape[1]):
@@ -78,7 +79,8 @@ def forward_dynamics_kernel(model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V_out, 
     tau[:] = tau_in
     fixed = not model.floating_base
     Vb = V0[:0]                                    # a fixed base is at rest: no prescribed rows
-    status = articulated_body(model, ws, C0, V0, Vb, Wb, W_app, r, q, tau, None, fixed)
+    status = articulated_body(model, ws, C0, about_base, V0, Vb, Wb, W_app, r, q, tau, None,
+                              fixed)
     if status != OK:
         return status
     base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed, V_out, W0)
@@ -108,7 +110,7 @@ def base_wrench_arg(model, base_wrench, rows, driven):
 
 
 def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench=None,
-                     applied=None, workspace=None):
+                     applied=None, workspace=None, reference="world"):
     """Forward dynamics and its first ``order`` time derivatives (H-GABI-FBS).
 
     Solves, for ``k = 0..order`` in turn, the ``k``-th time derivative of the
@@ -136,6 +138,11 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
         Spatial external wrench jets acting on each body.
     workspace : Workspace, optional
         Scratch for ``(model, order)`` (see :class:`liedyn.Workspace`).
+    reference : {"world", "base"}, keyword
+        The point every twist and wrench of the call (inputs, outputs, body
+        jets) is taken about, with world axes: the world origin (default), or
+        the base origin at this instant, which keeps their accuracy wherever
+        the robot is (SPEC §1, reference point).
 
     Returns
     -------
@@ -158,6 +165,7 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     ``τ^(k) − b q^(k+1)``. Order 0 is the spatial articulated-body algorithm.
     """
     r = check_model_order(model, order)
+    base = False if reference == "world" else about_base(reference)
     n = model.n_joints
     C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
     tau_in = force_arg(tau, "tau", r + 1, n)
@@ -170,8 +178,8 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     tau_out = np.empty((r + 1, n))
     call = ws._acquire()
     try:
-        status = _FORWARD_DYNAMICS.call(model._data, ws._data, C0, V0, q0, tau_in, Wb, Wa, r,
-                                        V_out, q_out, W0, tau_out)
+        status = _FORWARD_DYNAMICS.call(model._data, ws._data, C0, base, V0, q0, tau_in, Wb, Wa,
+                                        r, V_out, q_out, W0, tau_out)
     finally:
         ws._release()
     if status != OK:

@@ -33,7 +33,7 @@ Glossary (``model``, ``ws``: compiled handles)
 import numpy as np
 
 from ._checks import (_NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK, _all_finite,
-                      applied_arg, as_array, check_applied_slow, check_motion, check_pose,
+                      about_base, applied_arg, as_array, check_applied_slow, check_motion, check_pose,
                       check_type, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
@@ -55,8 +55,8 @@ def _known_finite(x, motion, rows_from, want_motion):
 
 
 @njit
-def hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion, base_motion,
-                           V_out, q, W0, tau):
+def hybrid_dynamics_kernel(model, ws, C0, about_base, Vb, q_in, tau_in, Wb, W_app, r, motion,
+                           base_motion, V_out, q, W0, tau):
     """Orders ``0..r`` (SPEC §6); returns a status."""
     n = model.body_parent.shape[0] - 1
     floating = model.floating_base
@@ -82,8 +82,8 @@ def hybrid_dynamics_kernel(model, ws, C0, Vb, q_in, tau_in, Wb, W_app, r, motion
         for i in range(n):
             tau[k, i] = 0.0 if motion[i + 1] else tau_in[k, i]
     prescribed = Vb if floating else Vb[:0]
-    status = articulated_body(model, ws, C0, V0, prescribed, Wb, W_app, r, q, tau, motion,
-                              base_motion)
+    status = articulated_body(model, ws, C0, about_base, V0, prescribed, Wb, W_app, r, q, tau,
+                              motion, base_motion)
     if status != OK:
         return status
     base_outputs(ws, prescribed if base_motion else V0, Wb, r, base_motion, V_out, W0)
@@ -146,7 +146,8 @@ def _partial(x, name, shape, unknown):
 
 
 def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, tau=None,
-                    base_wrench=None, base_motion_driven=None, applied=None, workspace=None):
+                    base_wrench=None, base_motion_driven=None, applied=None, workspace=None,
+                    reference="world"):
     """Hybrid dynamics and its first ``order`` time derivatives (H-GHYB-FBS).
 
     Parameters
@@ -179,6 +180,11 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     applied : (order+1, N, 6), optional, keyword
         Spatial external wrench jets acting on each body.
     workspace : Workspace, optional, keyword
+    reference : {"world", "base"}, keyword
+        The point every twist and wrench of the call (inputs, outputs, body
+        jets) is taken about, with world axes: the world origin (default), or
+        the base origin at this instant, which keeps their accuracy wherever
+        the robot is (SPEC §1, reference point).
 
     Returns
     -------
@@ -200,6 +206,7 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     force-driven and a wrench-driven base it is :func:`liedyn.forward_dynamics`.
     """
     r = check_model_order(model, order)
+    base = about_base(reference)
     n = model.n_joints
     mask = joint_mask(model, motion_driven)
     if base_motion_driven is None:
@@ -243,7 +250,7 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     tau_out = np.empty((r + 1, n))
     call = ws._acquire()
     try:
-        status = _HYBRID_DYNAMICS.call(model._data, ws._data, C0, Vb, qj, tauj, Wb, Wa, r,
+        status = _HYBRID_DYNAMICS.call(model._data, ws._data, C0, base, Vb, qj, tauj, Wb, Wa, r,
                                        motion, base_motion, V_out, q_out, W0, tau_out)
     finally:
         ws._release()

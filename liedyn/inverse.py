@@ -24,7 +24,8 @@ Inward pass (leaves first):
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, applied_arg,
+from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
+                      applied_arg,
                       check_applied_slow, check_motion, check_motion_slow, is_applied,
                       motion_args, raise_for)
 from ._jit import Kernel, njit
@@ -39,7 +40,7 @@ from .workspace import workspace_for
 @njit
 def _outward(model, ws, W_app, r):
     """Per-body momentum jets and the body's own share of ``W^(0..r)``."""
-    C, V, c, Ic, Pi, W, binom, o = ws.C, ws.V, ws.c, ws.Ic, ws.Pi, ws.W, ws.binom, ws.o
+    C, V, c, Ic, Pi, W, binom, d = ws.C, ws.V, ws.c, ws.Ic, ws.Pi, ws.W, ws.binom, ws.d
     mass, g = model.body_mass, model.gravity
     for j in range(C.shape[0]):
         _body_mass_jets(j, r + 1, model, C, V, binom, c, Ic)
@@ -50,7 +51,7 @@ def _outward(model, ws, W_app, r):
             for i in range(6):
                 W[k, j, i] = Pi[k + 1, j, i]                                  # SPEC §4
             if W_app.shape[0] > 0:
-                shift_wrench_acc(-1.0, W_app[k, j], o, W[k, j])               # − W_app
+                shift_wrench_acc(-1.0, W_app[k, j], d, W[k, j])               # − W_app
             _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                 # − M^(k) G
 
 
@@ -75,19 +76,19 @@ def _inward(model, ws, q, r, tau):
 
 
 @njit
-def inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau):
+def inverse_dynamics_kernel(model, ws, C0, about_base, Vb, q, W_app, r, W0, tau):
     """Orders ``0..r`` into ``W0`` and ``tau``; returns a status (SPEC §4)."""
     status = check_motion(model, C0, Vb, q, r + 2, r + 3)
     if status != OK:
         return status
     if not is_applied(W_app, r + 1, model.body_parent.shape[0]):
         return BAD_APPLIED
-    set_base(model, ws, C0, Vb, r + 2)
+    set_base(model, ws, C0, about_base, Vb, r + 2)
     kinematics(model, ws, q, r + 1)
     _outward(model, ws, W_app, r)
     _inward(model, ws, q, r, tau)
     for k in range(r + 1):
-        unshift_wrench(ws.W[k, 0], ws.o, W0[k])                               # SPEC §1: back to the world origin
+        unshift_wrench(ws.W[k, 0], ws.d, W0[k])                               # SPEC §1: back to the reference point
     if not (_all_finite(W0.reshape(-1)) and _all_finite(tau.reshape(-1))):
         return NOT_FINITE
     return OK
@@ -96,7 +97,8 @@ def inverse_dynamics_kernel(model, ws, C0, Vb, q, W_app, r, W0, tau):
 _INVERSE_DYNAMICS = Kernel(inverse_dynamics_kernel)
 
 
-def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, workspace=None):
+def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, workspace=None,
+                     reference="world"):
     """Inverse dynamics and its first ``order`` time derivatives (H-GRNE-FBS).
 
     Parameters
@@ -115,6 +117,11 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
         Spatial external wrench jets acting on each body.
     workspace : Workspace, optional
         Scratch for ``(model, order)`` (see :class:`liedyn.Workspace`).
+    reference : {"world", "base"}, keyword
+        The point every twist and wrench of the call (inputs, outputs, body
+        jets) is taken about, with world axes: the world origin (default), or
+        the base origin at this instant, which keeps their accuracy wherever
+        the robot is (SPEC §1, reference point).
 
     Returns
     -------
@@ -133,6 +140,7 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     algorithm.
     """
     r = check_model_order(model, order)
+    base = False if reference == "world" else about_base(reference)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
@@ -140,7 +148,7 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     tau = np.empty((r + 1, model.n_joints))
     call = ws._acquire()
     try:
-        status = _INVERSE_DYNAMICS.call(model._data, ws._data, C0, Vb, qj, Wa, r, W0, tau)
+        status = _INVERSE_DYNAMICS.call(model._data, ws._data, C0, base, Vb, qj, Wa, r, W0, tau)
     finally:
         ws._release()
     if status != OK:

@@ -24,7 +24,7 @@ Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 
 import numpy as np
 
-from ._checks import (OK, check_motion, check_motion_slow, check_order, motion_args,
+from ._checks import (OK, about_base, check_motion, check_motion_slow, check_order, motion_args,
                       raise_for)
 from ._jit import Kernel, njit
 from .model import check_model
@@ -68,13 +68,17 @@ def _joint_exp_into(Y, q, out):
 
 
 @njit(inline=True)
-def set_base(model, ws, C0, Vb, rows):
-    """``o``, ``F_0 = T(−o) C₀`` and rows ``0..rows−1`` of the base twist jet
-    about ``o`` (zero for a fixed base, which passes an empty ``Vb``)."""
-    o = ws.o
+def set_base(model, ws, C0, about_base, Vb, rows):
+    """``o``, ``d``, ``F_0 = T(−o) C₀`` and rows ``0..rows−1`` of the base twist
+    jet about ``o`` (zero for a fixed base, which passes an empty ``Vb``).
+
+    ``about_base``: the call's twists and wrenches are taken about the base
+    origin already (``d = 0``), else about the world origin (``d = o``)."""
+    o, d = ws.o, ws.d
     F0 = ws.F[0]
     for i in range(3):
         o[i] = C0[i, 3]
+        d[i] = 0.0 if about_base else o[i]
         for k in range(3):
             F0[i, k] = C0[i, k]
         F0[i, 3] = 0.0
@@ -84,7 +88,7 @@ def set_base(model, ws, C0, Vb, rows):
         if Vb.shape[0] == 0:
             ws.V[k, 0] = 0.0
         else:
-            shift_twist(Vb[k], o, ws.V[k, 0])                    # SPEC §1: about o
+            shift_twist(Vb[k], d, ws.V[k, 0])                    # SPEC §1: about o
         ws.S[k, 0] = 0.0
 
 
@@ -143,11 +147,11 @@ def kinematics(model, ws, q, K):
 
 
 @njit
-def _forward_kinematics(model, ws, C0, Vb, q, K):
+def _forward_kinematics(model, ws, C0, about_base, Vb, q, K):
     status = check_motion(model, C0, Vb, q, K + 1, K + 2)
     if status != OK:
         return status
-    set_base(model, ws, C0, Vb, K + 1)
+    set_base(model, ws, C0, about_base, Vb, K + 1)
     kinematics(model, ws, q, K)
     return OK
 
@@ -155,7 +159,7 @@ def _forward_kinematics(model, ws, C0, Vb, q, K):
 _FORWARD_KINEMATICS = Kernel(_forward_kinematics)
 
 
-def forward_kinematics(model, base_pose, base_twist, q, order):
+def forward_kinematics(model, base_pose, base_twist, q, order, *, reference="world"):
     """Body poses, twist jets and screw jets up to derivative ``order``.
 
     Parameters
@@ -168,6 +172,9 @@ def forward_kinematics(model, base_pose, base_twist, q, order):
     q : (order+2, n)
         Joint jet ``q^(0..order+1)``.
     order : int ≥ 0
+    reference : {"world", "base"}, keyword
+        The point twists are taken about (world axes): the world origin, or
+        the base origin (SPEC §1, reference point).
 
     Returns
     -------
@@ -177,11 +184,12 @@ def forward_kinematics(model, base_pose, base_twist, q, order):
     K = check_order(order)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, K + 1, K + 2)
     ws = Workspace._fresh(model, K)
-    status = _FORWARD_KINEMATICS.call(model._data, ws._data, C0, Vb, qj, K)
+    status = _FORWARD_KINEMATICS.call(model._data, ws._data, C0, about_base(reference), Vb, qj,
+                                      K)
     raise_for(status, model, lambda: check_motion_slow(model, base_pose, base_twist, q,
                                                        K + 1, K + 2))
     return KinematicsResult(body_pose=unshift_pose(ws.C, ws.o),
-                            twist=unshift_twist(ws.V[:K + 1], ws.o),
-                            screw=unshift_twist(ws.S[:K + 1], ws.o))
+                            twist=unshift_twist(ws.V[:K + 1], ws.d),
+                            screw=unshift_twist(ws.S[:K + 1], ws.d))
 
 

@@ -3,9 +3,10 @@
 Every result owns its principal outputs (the force or motion jets the call
 solved for). Body jets (poses, twists, screws, momenta, wrenches,
 articulated inertias of every body) stay in the call's workspace, computed
-about the base origin ``o`` (SPEC §1), and are mapped back to the world
-frame and copied when first read: one adjoint per jet, so a result that
-never reads them pays nothing. If a later call has used the same workspace
+about the base origin ``o`` (SPEC §1), and are mapped back to the call's
+reference point (the world origin, or the base origin with
+``reference="base"``) and copied when first read: one adjoint per jet, so a
+result that never reads them pays nothing. Body poses are in the world. If a later call has used the same workspace
 before they are read, reading them raises ``RuntimeError`` rather than
 returning another call's numbers.
 
@@ -81,7 +82,7 @@ class _Result:
     __slots__ = ("_ws", "_call", "_cache")
     _fields = ()
 
-    def _scratch(self, field):
+    def _scratch(self, field, point):
         ws = self._ws
         if ws is None:
             raise RuntimeError(f"{field}: a batch call keeps body jets only in a batch workspace; "
@@ -90,13 +91,16 @@ class _Result:
             raise RuntimeError(f"{field}: the workspace of this result has since served another "
                                f"call, which overwrote its body jets; read them before reusing "
                                f"the workspace, or call without workspace=")
-        return getattr(ws, field), ws.o
+        return getattr(ws, field), getattr(ws, point)
 
-    def _body(self, name, field, unshift):
+    def _body(self, name, field, unshift, point="d"):
+        """Body quantity ``field`` of the workspace, mapped from the
+        computation point ``o`` back to the call's reference point (``d``;
+        poses: back to the world, ``o``)."""
         if self._cache is None:
             self._cache = {}
         if name not in self._cache:
-            out = unshift(*self._scratch(field))
+            out = unshift(*self._scratch(field, point))
             out.setflags(write=False)
             self._cache[name] = out
         return self._cache[name]
@@ -104,7 +108,7 @@ class _Result:
     @property
     def body_pose(self):
         """``C_j`` (N, 4, 4): body poses in the world."""
-        return self._body("body_pose", "C", unshift_pose)
+        return self._body("body_pose", "C", unshift_pose, "o")
 
     @property
     def twist(self):

@@ -5,8 +5,11 @@ Fields (``N`` bodies, ``r`` the order; SPEC §1 gives the symbols)
 -----------------------------------------------------------------
 =========  ===============  ====================================================
 ``binom``  (r+4, r+4)       ``C(i, k)``, read-only
-``o``      (3,)             reference point of the call (the base origin,
-                            world frame): the kernels compute about it
+``o``      (3,)             the point the kernels compute about: the base
+                            origin ``p₀`` of the call, world frame
+``d``      (3,)             ``o`` minus the point the call's twists and
+                            wrenches are taken about (``o`` for
+                            ``reference="world"``, zero for ``"base"``)
 ``F``      (N, 4, 4)        ``F_j`` (translated by ``−o``)
 ``C``      (N, 4, 4)        body poses ``C_j`` (translated by ``−o``)
 ``S``      (r+2, N, 6)      screw jets ``S_j^(k)`` about ``o``
@@ -51,20 +54,21 @@ def binomials(n):
 def scratch_shapes(N, r):
     """Shapes of the scratch fields, in :data:`liedyn._data.WORKSPACE_FIELDS` order
     after ``order`` and ``binom``."""
-    return ((3,), (N, 4, 4), (N, 4, 4), (r + 2, N, 6), (r + 2, N, 6), (r + 3, N, 3),
+    return ((3,), (3,), (N, 4, 4), (N, 4, 4), (r + 2, N, 6), (r + 2, N, 6), (r + 3, N, 3),
             (r + 2, N, 3, 3), (r + 2, N, 6), (r + 1, N, 6), (N, 6, 6), (N, 6), (N,), (6, 6))
 
 
 @njit
-def _workspace_data(order, binom, o, F, C, S, V, c, Ic, Pi, W, MA, U, D, L):
-    return WorkspaceData(order, binom, o, F, C, S, V, c, Ic, Pi, W, MA, U, D, L)
+def _workspace_data(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L):
+    return WorkspaceData(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L)
 
 
 @njit
 def new_workspace_data(N, r, binom):
     """A fresh single-sample handle, allocated in compiled code (the batch
     kernels make one per block of samples)."""
-    return WorkspaceData(r, binom, np.zeros(3), np.empty((N, 4, 4)), np.empty((N, 4, 4)),
+    return WorkspaceData(r, binom, np.zeros(3), np.zeros(3), np.empty((N, 4, 4)),
+                         np.empty((N, 4, 4)),
                          np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)),
                          np.empty((r + 3, N, 3)), np.empty((r + 2, N, 3, 3)),
                          np.empty((r + 2, N, 6)), np.empty((r + 1, N, 6)),
@@ -74,7 +78,7 @@ def new_workspace_data(N, r, binom):
 @njit
 def sample_data(ws, b):
     """The handle of sample ``b`` of a batch workspace (views, no copy)."""
-    return WorkspaceData(ws.order, ws.binom, ws.o[b], ws.F[b], ws.C[b], ws.S[b], ws.V[b],
+    return WorkspaceData(ws.order, ws.binom, ws.o[b], ws.d[b], ws.F[b], ws.C[b], ws.S[b], ws.V[b],
                          ws.c[b], ws.Ic[b], ws.Pi[b], ws.W[b], ws.MA[b], ws.U[b], ws.D[b],
                          ws.L[b])
 
@@ -82,7 +86,7 @@ def sample_data(ws, b):
 _MAKE = Kernel(_workspace_data)          # single-sample arrays
 _MAKE_BATCH = Kernel(_workspace_data)    # the same with a leading sample axis
 
-_FIELDS = ("o", "F", "C", "S", "V", "c", "Ic", "Pi", "W", "MA", "U", "D", "L")
+_FIELDS = ("o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W", "MA", "U", "D", "L")
 
 
 class Workspace:
@@ -134,7 +138,7 @@ class Workspace:
         self.samples = samples
         self.binom = binomials(r + 3)
         lead = () if samples is None else (samples,)
-        arrays = [np.zeros(lead + s) if f == "o" else np.empty(lead + s)
+        arrays = [np.zeros(lead + s) if f in ("o", "d") else np.empty(lead + s)
                   for f, s in zip(_FIELDS, scratch_shapes(model.n_bodies, r))]
         for f, a in zip(_FIELDS, arrays):
             setattr(self, f, a)
