@@ -193,7 +193,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
                 s = 0.0
                 for i in range(6):
                     s += S[a, j, i] * W[k - a, j, i]
-                acc -= binom[k, a] * s                                         # SPEC §5: Σ C(k,a) S^(a)ᵀ W^(k−a)
+                acc -= binom[k, a] * s                                         # SPEC §5: Σ binom(k,a) S^(a)ᵀ W^(k−a)
             for i in range(6):
                 acc -= U[j, i] * V[k + 1, j, i] + S[0, j, i] * W[k, j, i]      # SPEC §5: Sᵀ(M^A Vbias + W^A)
             qt = acc / D[j]

@@ -119,6 +119,21 @@ def _run(kernel, B, threads, head, tail):
         w.join()
 
 
+def _dispatch(kind, model, ws, r, B, threads, tail):
+    """Run the batch kernel of ``kind`` over ``B`` samples, keeping every
+    sample's scratch in the batch workspace ``ws`` if one is given; returns
+    the workspace's call number (``None`` without one)."""
+    if ws is None:
+        _run(_KERNELS[kind, False], B, threads, (model._data, binomials(r + 3)), tail)
+        return None
+    call = ws._acquire()
+    try:
+        _run(_KERNELS[kind, True], B, threads, (model._data, ws._data), tail)
+    finally:
+        ws._release()
+    return call
+
+
 def _batch_arg(x, name, tail, B=None):
     """``x`` of shape ``(B, *tail)`` as a plain float64 array."""
     a = as_array(x, name, allow_nonfinite=True)
@@ -219,16 +234,8 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
     W0 = np.empty((B, r + 1, 6))
     tau = np.empty((B, r + 1, model.n_joints))
     status = np.empty(B, dtype=np.int64)
-    call = None
-    tail = (C0, about_base(reference), Vb, qj, Wa, r, W0, tau, status)
-    if ws is None:
-        _run(_KERNELS["inverse", False], B, threads, (model._data, binomials(r + 3)), tail)
-    else:
-        call = ws._acquire()
-        try:
-            _run(_KERNELS["inverse", True], B, threads, (model._data, ws._data), tail)
-        finally:
-            ws._release()
+    call = _dispatch("inverse", model, ws, r, B, threads,
+                     (C0, about_base(reference), Vb, qj, Wa, r, W0, tau, status))
     _raise_for_sample(status, model, lambda b: (
         check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), qj[b], r + 2,
                           r + 3),
@@ -288,16 +295,9 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
     W0 = np.empty((B, r + 1, 6))
     tau_out = np.empty((B, r + 1, n))
     status = np.empty(B, dtype=np.int64)
-    call = None
-    tail = (C0, about_base(reference), V0, q0, tau_in, Wb, Wa, r, V_out, q_out, W0, tau_out, status)
-    if ws is None:
-        _run(_KERNELS["forward", False], B, threads, (model._data, binomials(r + 3)), tail)
-    else:
-        call = ws._acquire()
-        try:
-            _run(_KERNELS["forward", True], B, threads, (model._data, ws._data), tail)
-        finally:
-            ws._release()
+    call = _dispatch("forward", model, ws, r, B, threads,
+                     (C0, about_base(reference), V0, q0, tau_in, Wb, Wa, r, V_out, q_out, W0,
+                      tau_out, status))
     _raise_for_sample(status, model, lambda b: (
         check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), q0[b], 1, 2),
         check_jet(tau_in[b], "tau", (r + 1, n)),

@@ -19,8 +19,8 @@ Glossary
                                 (each body's own ``M_j^(k)`` before the subtree sums)
 ``Bc``      (r+1, N, 6, 6)      ``B^C_d = Σ_{k∈sub(d)} ad_{V_k}ᵀ M_k`` and its jets
 ``Wc``      (r+1, N, 6)         composite applied wrench jets ``Σ_{k∈sub(d)} W_app,k``
-``F``       (r+1, 6)            ``(M^C_a S_a)^(m)`` of the current body ``a``
-``P``       (r+1, 6)            ``(B^Cᵀ_a S_a)^(m)``
+``MS``      (r+1, 6)            ``(M^C_a S_a)^(m)`` of the current body ``a``
+``BS``      (r+1, 6)            ``(B^Cᵀ_a S_a)^(m)``
 ``Z``       (r+1, 6)            ``(M^C_a Ṡ_a − B^C_a S_a)^(m)``
 ``nv``                          ``6 + n`` (floating base) or ``n`` (fixed)
 ==========  ==================  ==============================================
@@ -42,7 +42,7 @@ O(N · depth) blocks. The base column block has ``S_0 = I₆``, ``Ṡ_0 = 0``.
 Time derivatives: ``B_j = ad_{V_j}ᵀ M_j`` and ``Ṁ_j = −(B_j + B_jᵀ)``
 (SPEC §4), so
 
-    B_j^(k)   = Σ_l C(k, l) ad_{V_j^(l)}ᵀ M_j^(k−l),    M_j^(k+1) = −(B_j^(k) + B_j^(k)ᵀ)
+    B_j^(k)   = Σ_l binom(k, l) ad_{V_j^(l)}ᵀ M_j^(k−l),    M_j^(k+1) = −(B_j^(k) + B_j^(k)ᵀ)
 
 and every block above is a product of jets, differentiated by Leibniz.
 """
@@ -52,9 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
-                      applied_arg,
-                      as_array, check_applied_slow, check_jet, check_motion, check_motion_slow,
-                      check_type, is_applied, motion_args, raise_for)
+                      applied_arg, as_array, check_applied_slow, check_jet, check_motion,
+                      check_motion_slow, check_type, is_applied, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .inertia import _com_inertia_init, _spatial_inertia_into
 from .kinematics import kinematics, set_base
@@ -85,7 +84,7 @@ def _inertia_jets(model, ws, r, Mc, Bc):
                         Mc[k, j, a, b] = -(Bc[k - 1, j, a, b] + Bc[k - 1, j, b, a])   # SPEC §4
             Bc[k, j] = 0.0
             for l in range(k + 1):
-                for col in range(6):                     # B^(k) = Σ C(k,l) ad_{V^(l)}ᵀ M^(k−l)
+                for col in range(6):                     # B^(k) = Σ binom(k,l) ad_{V^(l)}ᵀ M^(k−l)
                     _coad_acc(binom[k, l], V[l, j], Mc[k - l, j, :, col], Bc[k, j, :, col])
 
 
@@ -108,11 +107,11 @@ def _dot6(x, y):
 
 
 @njit(inline=True)
-def _body_products(a, r, binom, S, Mc, Bc, F, P, Z):
-    """Jets of ``F = M^C_a S_a``, ``P = B^Cᵀ_a S_a``, ``Z = M^C_a Ṡ_a − B^C_a S_a``."""
+def _body_products(a, r, binom, S, Mc, Bc, MS, BS, Z):
+    """Jets of ``MS = M^C_a S_a``, ``BS = B^Cᵀ_a S_a``, ``Z = M^C_a Ṡ_a − B^C_a S_a``."""
     for m in range(r + 1):
-        F[m] = 0.0
-        P[m] = 0.0
+        MS[m] = 0.0
+        BS[m] = 0.0
         Z[m] = 0.0
         for l in range(m + 1):
             bn = binom[m, l]
@@ -128,19 +127,19 @@ def _body_products(a, r, binom, S, Mc, Bc, F, P, Z):
                     f += M[i, k] * s0[k]
                     p += B[k, i] * s0[k]
                     z += M[i, k] * s1[k] - B[i, k] * s0[k]
-                F[m, i] += bn * f
-                P[m, i] += bn * p
+                MS[m, i] += bn * f
+                BS[m, i] += bn * p
                 Z[m, i] += bn * z
 
 
 @njit
-def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, gq, Qq):
+def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, MS, BS, Z, Mq, Cq, gq, Qq):
     """Fill the jets of ``M``, ``C``, ``g`` and ``Sᵀ G_c W_app`` (no armature)."""
     for a in range(1, parent.shape[0]):
         ca = off + a - 1
-        _body_products(a, r, binom, S, Mc, Bc, F, P, Z)
+        _body_products(a, r, binom, S, Mc, Bc, MS, BS, Z)
         for k in range(r + 1):
-            gq[k, ca] = -_dot6(F[k], G)                                    # SPEC §7: g_a = −S_aᵀ M^C_a G
+            gq[k, ca] = -_dot6(MS[k], G)                                    # SPEC §7: g_a = −S_aᵀ M^C_a G
             acc = 0.0
             for i in range(k + 1):
                 acc += binom[k, i] * _dot6(S[i, a], Wc[k - i, a])          # SPEC §7: S_aᵀ W^C_a
@@ -149,17 +148,17 @@ def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, 
         while d >= 1:                                                      # d: a and its ancestors
             cd = off + d - 1
             for k in range(r + 1):
-                m = 0.0
+                mab = 0.0
                 cad = 0.0
                 cda = 0.0
                 for i in range(k + 1):
                     bn = binom[k, i]
-                    m += bn * _dot6(S[i, d], F[k - i])                     # SPEC §7: S_dᵀ M^C_a S_a
+                    mab += bn * _dot6(S[i, d], MS[k - i])                     # SPEC §7: S_dᵀ M^C_a S_a
                     if want_c:
-                        cad += bn * (_dot6(F[k - i], S[i + 1, d]) - _dot6(P[k - i], S[i, d]))
+                        cad += bn * (_dot6(MS[k - i], S[i + 1, d]) - _dot6(BS[k - i], S[i, d]))
                         cda += bn * _dot6(S[i, d], Z[k - i])
-                Mq[k, cd, ca] = m
-                Mq[k, ca, cd] = m
+                Mq[k, cd, ca] = mab
+                Mq[k, ca, cd] = mab
                 if want_c:
                     Cq[k, ca, cd] = cad                # S_aᵀ (M^C_a Ṡ_d − B^C_a S_d)
                     if d != a:
@@ -168,10 +167,10 @@ def _assemble(r, parent, off, want_c, binom, S, Mc, Bc, Wc, G, F, P, Z, Mq, Cq, 
         if off:                                        # base column block: S_0 = I₆, Ṡ_0 = 0
             for k in range(r + 1):
                 for i in range(6):
-                    Mq[k, i, ca] = F[k, i]
-                    Mq[k, ca, i] = F[k, i]
+                    Mq[k, i, ca] = MS[k, i]
+                    Mq[k, ca, i] = MS[k, i]
                     if want_c:
-                        Cq[k, ca, i] = -P[k, i]
+                        Cq[k, ca, i] = -BS[k, i]
                         Cq[k, i, ca] = Z[k, i]
     if off:
         for k in range(r + 1):
@@ -308,7 +307,7 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, re
 
     The ``r``-th derivative of the equations of motion (SPEC §7) is
 
-        Σ_k C(r, k) (M^(r−k) ν^(k+1) + C^(r−k) ν^(k)) + B ν^(r) + g^(r)
+        Σ_k binom(r, k) (M^(r−k) ν^(k+1) + C^(r−k) ν^(k)) + B ν^(r) + g^(r)
             = τ̄^(r) + (Sᵀ G_c W_app)^(r)
 
     (see :func:`closed_form_inverse_dynamics`).
@@ -355,7 +354,7 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, re
 def closed_form_inverse_dynamics(jets, acceleration=None):
     """Generalised forces ``τ̄^(0..order)`` from the closed-form equations.
 
-    ``τ̄^(r) = Σ_k C(r, k)(M^(r−k) ν^(k+1) + C^(r−k) ν^(k)) + B ν^(r) + g^(r)
+    ``τ̄^(r) = Σ_k binom(r, k)(M^(r−k) ν^(k+1) + C^(r−k) ν^(k)) + B ν^(r) + g^(r)
     − (Sᵀ G_c W_app)^(r)``; for a floating base ``τ̄ = (W₀, τ)``.
 
     Parameters
@@ -415,9 +414,7 @@ def mass_matrix(model, base_pose, q, *, reference="world"):
     q : (n,)
         The configuration.
     reference : {"world", "base"}, keyword
-        The point the base twist and the generalised base force are taken
-        about, with world axes: the world origin (default), or the base
-        origin at this instant (SPEC §1, reference point).
+        As :func:`closed_form_jets`.
 
     Returns
     -------
@@ -441,9 +438,7 @@ def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world"):
     q : (2, n)
         The state ``[q; q̇]``.
     reference : {"world", "base"}, keyword
-        The point the base twist and the generalised base force are taken
-        about, with world axes: the world origin (default), or the base
-        origin at this instant (SPEC §1, reference point).
+        As :func:`closed_form_jets`.
 
     Returns
     -------

@@ -95,6 +95,11 @@ _EMPTY_WRENCH = np.zeros((0, 6))
 _EMPTY_WRENCH.setflags(write=False)
 
 
+def motion_force_outputs(r, n):
+    """Fresh ``(V₀^(0..r+1), q^(0..r+2), W₀^(0..r), τ^(0..r))`` for one call."""
+    return np.empty((r + 2, 6)), np.empty((r + 3, n)), np.empty((r + 1, 6)), np.empty((r + 1, n))
+
+
 def base_wrench_arg(model, base_wrench, rows, driven):
     """The base wrench jet for a kernel: required when the base is
     wrench-driven, refused otherwise (it is then an output)."""
@@ -134,15 +139,8 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
         Spatial wrench jet ``W₀^(0..order)`` the base actuators apply (world
         frame, moment about the world origin); required for a floating base,
         ``None`` for a fixed base (whose wrench is the reaction, returned).
-    applied : (order+1, N, 6), optional
-        Spatial external wrench jets acting on each body.
-    workspace : Workspace, optional
-        Scratch for ``(model, order)`` (see :class:`liedyn.Workspace`).
-    reference : {"world", "base"}, keyword
-        The point every twist and wrench of the call (inputs, outputs, body
-        jets) is taken about, with world axes: the world origin (default), or
-        the base origin at this instant, which keeps their accuracy wherever
-        the robot is (SPEC §1, reference point).
+    applied, workspace, reference : keyword
+        As :func:`liedyn.inverse_dynamics`.
 
     Returns
     -------
@@ -172,20 +170,12 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     Wb = base_wrench_arg(model, base_wrench, r + 1, model.floating_base)
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
-    V_out = np.empty((r + 2, 6))
-    q_out = np.empty((r + 3, n))
-    W0 = np.empty((r + 1, 6))
-    tau_out = np.empty((r + 1, n))
-    call = ws._acquire()
-    try:
-        status = _FORWARD_DYNAMICS.call(model._data, ws._data, C0, base, V0, q0, tau_in, Wb, Wa,
-                                        r, V_out, q_out, W0, tau_out)
-    finally:
-        ws._release()
+    out = motion_force_outputs(r, n)
+    status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r, *out)
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, 1, 2),
             check_jet(tau, "tau", (r + 1, n)),
             check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
             check_applied_slow(model, applied, r + 1)))
-    return ForwardDynamicsResult(ws, call, V_out, q_out, W0, tau_out)
+    return ForwardDynamicsResult(ws, call, *out)

@@ -37,7 +37,7 @@ from ._checks import (_NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK, _a
                       check_type, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
-from .forward import base_outputs, base_wrench_arg, check_base_applied
+from .forward import base_outputs, base_wrench_arg, check_base_applied, motion_force_outputs
 from .model import check_model_order
 from .results import HybridDynamicsResult
 from .workspace import workspace_for
@@ -177,14 +177,8 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     base_motion_driven : bool, optional, keyword
         Default: ``True`` for a fixed base (which must be motion-driven: it
         is at rest), ``False`` for a floating base.
-    applied : (order+1, N, 6), optional, keyword
-        Spatial external wrench jets acting on each body.
-    workspace : Workspace, optional, keyword
-    reference : {"world", "base"}, keyword
-        The point every twist and wrench of the call (inputs, outputs, body
-        jets) is taken about, with world axes: the world origin (default), or
-        the base origin at this instant, which keeps their accuracy wherever
-        the robot is (SPEC §1, reference point).
+    applied, workspace, reference : keyword
+        As :func:`liedyn.inverse_dynamics`.
 
     Returns
     -------
@@ -244,18 +238,11 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     motion = np.concatenate([[False], mask])
     ws = workspace_for(model, r, workspace)
-    V_out = np.empty((r + 2, 6))
-    q_out = np.empty((r + 3, n))
-    W0 = np.empty((r + 1, 6))
-    tau_out = np.empty((r + 1, n))
-    call = ws._acquire()
-    try:
-        status = _HYBRID_DYNAMICS.call(model._data, ws._data, C0, base, Vb, qj, tauj, Wb, Wa, r,
-                                       motion, base_motion, V_out, q_out, W0, tau_out)
-    finally:
-        ws._release()
+    out = motion_force_outputs(r, n)
+    status, call = ws._serve(_HYBRID_DYNAMICS, model, C0, base, Vb, qj, tauj, Wb, Wa, r, motion,
+                             base_motion, *out)
     if status != OK:
         raise_for(status, model, lambda: (
             base_pose is None or check_pose(base_pose, "base_pose"),
             check_applied_slow(model, applied, r + 1)))
-    return HybridDynamicsResult(ws, call, V_out, q_out, W0, tau_out, mask, base_motion)
+    return HybridDynamicsResult(ws, call, *out, mask, base_motion)

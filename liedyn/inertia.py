@@ -9,18 +9,18 @@ in world axes ``I_c = R J Rᵀ``::
 With the body's spatial twist ``V = (ω, v)`` a material point ``x`` moves as
 ``ẋ = ω × x + v`` and the body axes as ``Ṙ = ω̂ R``, so, by Leibniz,
 
-    c^(k)   = Σ_{a=0}^{k-1} C(k-1, a) ω^(a) × c^(k-1-a) + v^(k-1)
-    I_c^(k) = Σ_{a=0}^{k-1} C(k-1, a) ( ω̂^(a) I_c^(k-1-a) − I_c^(k-1-a) ω̂^(a) )
+    c^(k)   = Σ_{a=0}^{k-1} binom(k-1, a) ω^(a) × c^(k-1-a) + v^(k-1)
+    I_c^(k) = Σ_{a=0}^{k-1} binom(k-1, a) ( ω̂^(a) I_c^(k-1-a) − I_c^(k-1-a) ω̂^(a) )
 
 The momentum ``Π = M V`` is ``(h, p)`` with linear momentum ``p = m ċ`` and
 moment about the world origin ``h = I_c ω + c × p``, hence
 
     p^(k) = m c^(k+1)
-    h^(k) = Σ_{a=0}^{k} C(k, a) ( I_c^(a) ω^(k-a) + c^(a) × p^(k-a) )
+    h^(k) = Σ_{a=0}^{k} binom(k, a) ( I_c^(a) ω^(k-a) + c^(a) × p^(k-a) )
 
 and the gravity wrench ``M G`` with ``G = (0, g⃗)`` is ``(c × m g⃗, m g⃗)``, whose
 derivatives are ``(c^(k) × m g⃗, 0)`` for ``k ≥ 1``. This replaces the 6×6
-recursion ``M^(k) = −Σ C(k−1, a)(M^(k-1-a) ad_{V^(a)} + ad_{V^(a)}ᵀ M^(k-1-a))``
+recursion ``M^(k) = −Σ binom(k−1, a)(M^(k-1-a) ad_{V^(a)} + ad_{V^(a)}ᵀ M^(k-1-a))``
 by 3-vector and 3×3 work; both give the same numbers to round-off
 (``tests/test_inertia.py``).
 

@@ -19,7 +19,7 @@ Outward pass: kinematics (§3) and per-body inertia/momentum jets.
 Inward pass (leaves first):
 
     W_j^(k) = Π_j^(k+1) − W_app,j^(k) − M_j^(k) G + Σ_{c ∈ children(j)} W_c^(k)
-    τ_j^(k) = Σ_a C(k, a) S_j^(a)ᵀ W_j^(k−a) + I_a q_j^(k+2) + b q_j^(k+1)
+    τ_j^(k) = Σ_a binom(k, a) S_j^(a)ᵀ W_j^(k−a) + I_a q_j^(k+2) + b q_j^(k+1)
 """
 
 import numpy as np
@@ -146,11 +146,7 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     ws = workspace_for(model, r, workspace)
     W0 = np.empty((r + 1, 6))
     tau = np.empty((r + 1, model.n_joints))
-    call = ws._acquire()
-    try:
-        status = _INVERSE_DYNAMICS.call(model._data, ws._data, C0, base, Vb, qj, Wa, r, W0, tau)
-    finally:
-        ws._release()
+    status, call = ws._serve(_INVERSE_DYNAMICS, model, C0, base, Vb, qj, Wa, r, W0, tau)
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),

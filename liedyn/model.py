@@ -106,15 +106,12 @@ def _joint_fields(self, prismatic):
 
 
 @dataclass(frozen=True)
-class Revolute:
-    """Revolute joint about ``axis`` through ``point`` (both in the child body's
-    frame). ``name`` defaults to the child body's name; ``armature`` is the
-    reflected rotor inertia, ``damping`` the viscous coefficient (joint
-    torque ``−damping · q̇``); ``lower``/``upper`` are position limits (rad),
-    used by inverse kinematics, not by the dynamics."""
+class _Joint:
+    """Keywords every joint takes: ``name`` (default: the child body's name),
+    ``armature`` (reflected rotor inertia), ``damping`` (viscous coefficient,
+    joint force ``−damping · q̇``), ``lower``/``upper`` (position limits,
+    used by inverse kinematics, not by the dynamics)."""
 
-    axis: np.ndarray
-    point: np.ndarray = field(default_factory=lambda: np.zeros(3))
     name: str = field(default=None, kw_only=True)
     armature: float = field(default=0.0, kw_only=True)
     damping: float = field(default=0.0, kw_only=True)
@@ -122,23 +119,24 @@ class Revolute:
     upper: float = field(default=np.inf, kw_only=True)
 
     def __post_init__(self):
-        _joint_fields(self, prismatic=False)
+        _joint_fields(self, prismatic=not hasattr(self, "point"))
 
 
 @dataclass(frozen=True)
-class Prismatic:
-    """Prismatic joint along ``axis`` (child body's frame); keywords as
-    :class:`Revolute` (limits in metres)."""
+class Revolute(_Joint):
+    """Revolute joint about ``axis`` through ``point`` (both in the child body's
+    frame); keywords as :class:`_Joint` (limits in rad)."""
 
     axis: np.ndarray
-    name: str = field(default=None, kw_only=True)
-    armature: float = field(default=0.0, kw_only=True)
-    damping: float = field(default=0.0, kw_only=True)
-    lower: float = field(default=-np.inf, kw_only=True)
-    upper: float = field(default=np.inf, kw_only=True)
+    point: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
-    def __post_init__(self):
-        _joint_fields(self, prismatic=True)
+
+@dataclass(frozen=True)
+class Prismatic(_Joint):
+    """Prismatic joint along ``axis`` (child body's frame); keywords as
+    :class:`_Joint` (limits in metres)."""
+
+    axis: np.ndarray
 
 
 def check_inertia(Mb, name="inertia"):

@@ -167,6 +167,15 @@ class Workspace:
     def _release(self):
         self._free.append(True)
 
+    def _serve(self, kernel, model, *args):
+        """``kernel.call(model handle, workspace handle, *args)`` with the
+        workspace held for the call; returns ``(status, call number)``."""
+        call = self._acquire()
+        try:
+            return kernel.call(model._data, self._data, *args), call
+        finally:
+            self._free.append(True)
+
     def __repr__(self):
         extra = "" if self.samples is None else f", samples={self.samples}"
         return f"Workspace({self.model!r}, order={self.order}{extra})"

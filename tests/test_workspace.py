@@ -212,16 +212,16 @@ def test_kernels_neither_recompile_nor_allocate():
             ws = liedyn.Workspace(m, r)
             V = rng.normal(size=(r + 2, 6)); q = rng.normal(size=(r + 3, n))
             W0, tau = np.empty((r + 1, 6)), np.empty((r + 1, n))
-            args = (m._data, ws._data, C0, V, q, none, r, W0, tau)
+            args = (m._data, ws._data, C0, False, V, q, none, r, W0, tau)
             assert _INVERSE_DYNAMICS.call(*args) == 0
             assert allocations(_INVERSE_DYNAMICS, args) == 0, "inverse kernel allocates"
             out = (np.empty((r + 2, 6)), np.empty((r + 3, n)), np.empty((r + 1, 6)),
                    np.empty((r + 1, n)))
-            fargs = (m._data, ws._data, C0, V[:1], q[:2], tau, W0, none, r) + out
+            fargs = (m._data, ws._data, C0, False, V[:1], q[:2], tau, W0, none, r) + out
             assert _FORWARD_DYNAMICS.call(*fargs) == 0
             assert allocations(_FORWARD_DYNAMICS, fargs) == 0, "forward kernel allocates"
             motion = np.zeros(N, dtype=np.bool_); motion[2] = True
-            hargs = (m._data, ws._data, C0, V, q, tau, W0, none, r, motion, False) + out
+            hargs = (m._data, ws._data, C0, False, V, q, tau, W0, none, r, motion, False) + out
             assert _HYBRID_DYNAMICS.call(*hargs) == 0
             assert allocations(_HYBRID_DYNAMICS, hargs) == 0, "hybrid kernel allocates"
         for k in (_INVERSE_DYNAMICS, _FORWARD_DYNAMICS, _HYBRID_DYNAMICS):
