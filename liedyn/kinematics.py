@@ -127,11 +127,22 @@ def screw_twist_order(j, p, k, q, binom, S, V):
         S[k, j, 3] = s3
         S[k, j, 4] = s4
         S[k, j, 5] = s5
-    for i in range(6):
-        acc = V[k, p, i]
-        for a in range(k + 1):                                   # SPEC §3: V^(k)
-            acc += binom[k, a] * S[a, j, i] * q[k + 1 - a, j - 1]
-        V[k, j, i] = acc
+    v0, v1, v2, v3, v4, v5 = V[k, p, 0], V[k, p, 1], V[k, p, 2], V[k, p, 3], V[k, p, 4], V[k, p, 5]
+    for a in range(k + 1):                                       # SPEC §3: V^(k)
+        b = binom[k, a] * q[k + 1 - a, j - 1]
+        s = S[a, j]
+        v0 += b * s[0]
+        v1 += b * s[1]
+        v2 += b * s[2]
+        v3 += b * s[3]
+        v4 += b * s[4]
+        v5 += b * s[5]
+    V[k, j, 0] = v0
+    V[k, j, 1] = v1
+    V[k, j, 2] = v2
+    V[k, j, 3] = v3
+    V[k, j, 4] = v4
+    V[k, j, 5] = v5
 
 
 @njit
