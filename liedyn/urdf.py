@@ -66,15 +66,17 @@ singular) is loaded with a warning.
 
 Errors (:class:`URDFError`, a ``ValueError``; ``FileNotFoundError`` for a
 missing file) name the file, or ``"<string>"`` for XML text, and the element:
-malformed XML, a root element other than ``<robot>``, a missing name or
-attribute, a number that is not finite, duplicate link or joint names, a joint
-whose parent or child link does not exist, a link with two parent joints, a
-cycle, no root or several roots (unless ``root=`` names a link), a planar or
-floating joint in the tree, an unknown joint type, a zero axis, ``lower >
-upper``, negative damping; for a link: negative or non-finite mass, or a
-moving link whose rotational inertia is not positive semi-definite. (A link
-fixed to the world in a fixed-base model never moves: only its mass and centre
-of mass enter the support reaction, so its rotational inertia is not checked.)
+malformed XML, a root element other than ``<robot>``, an unexpanded xacro
+element, a missing name or attribute, a number that is not finite, duplicate
+link or joint names, a joint whose parent or child link does not exist, a link
+with two parent joints, a cycle, several roots (unless ``root=`` names one), a
+planar or floating joint in the tree, an unknown joint type, a zero axis,
+``lower > upper``, negative damping; for a link: negative or non-finite mass,
+or a moving link whose rotational inertia about the centre of mass (with the
+links welded to it) is not positive semi-definite. A link welded to a
+positive semi-definite body only warns; the base of a fixed-base model never
+moves (only its mass and centre of mass enter the support reaction), so its
+rotational inertia is not checked.
 
 Design note: the standard library's :mod:`xml.etree.ElementTree` parses the
 file. yourdfpy and urchin import trimesh (yourdfpy pulls ~30 packages for it,
@@ -356,12 +358,12 @@ def _read(source):
     if isinstance(source, os.PathLike):
         path = os.fspath(source)
     elif isinstance(source, str):
-        text = source.strip()
+        text = source.lstrip("\ufeff").strip()      # a byte-order mark, then whitespace
         if not text:
             raise URDFError("source: empty string; expected a URDF file path or URDF XML text")
         if text.startswith("<"):
             try:
-                return ET.fromstring(source), "<string>"
+                return ET.fromstring(text), "<string>"
             except ET.ParseError as err:
                 raise URDFError(f"<string>: malformed XML: {err}") from None
         if _URL.match(text):
@@ -483,11 +485,8 @@ class _Reader:
             self.fail(f"<joint> number {k + 1}", "missing 'name' attribute")
         where = f"joint {name!r}"
         self.check_schema(el, "joint", ("joint", name))
-        jtype = el.get("type")
-        if jtype in ("planar", "floating"):
-            # checked again once the tree is known (only joints in it matter)
-            pass
-        elif jtype not in _JOINT_TYPES:
+        jtype = self.attr(el, "type", where)
+        if jtype not in _JOINT_TYPES + ("planar", "floating"):   # those two: see _describe
             self.fail(where, f"unknown joint type {jtype!r}; expected one of {_JOINT_TYPES}")
         parent = self.attr(self.one(el, "parent", where, required=True), "link", where)
         child = self.attr(self.one(el, "child", where, required=True), "link", where)
@@ -501,8 +500,8 @@ class _Reader:
         limit = None
         lel = self.one(el, "limit", where)
         if lel is not None:
-            f = lambda a, d: self.floats(lel, a, None, d, where)   # noqa: E731
-            limit = Limit(f("lower", 0.0), f("upper", 0.0), f("effort", None), f("velocity", None))
+            limit = Limit(*(self.floats(lel, a, None, d, where) for a, d in
+                            (("lower", 0.0), ("upper", 0.0), ("effort", None), ("velocity", None))))
             if jtype in ("revolute", "prismatic") and limit.lower > limit.upper:
                 self.fail(where, f"<limit> lower {limit.lower} > upper {limit.upper}")
         dyn = self.one(el, "dynamics", where)
@@ -586,14 +585,114 @@ def _com_moments(M):
     return np.linalg.eigvalsh(0.5 * (J + J.T)), INERTIA_RTOL * np.max(np.abs(M))
 
 
+def _walk(rd, root, children, parent_joint, link_of):
+    """Depth-first from ``root``, child joints by name (module docstring):
+    ``(bodies, frames, joints of the tree in walk order)``."""
+    order, stack = [], [root]
+    while stack:
+        name = stack.pop()
+        order.append(name)
+        stack.extend(j.child for j in reversed(children[name]))
+    jtree = [parent_joint[name] for name in order[1:]]
+    for j in jtree:
+        if j.type in ("planar", "floating"):
+            rd.fail(f"joint {j.name!r}", f"{j.type} joints are not supported inside the tree"
+                    + (f"; for a floating base, load with root={j.child!r} and floating_base=True"
+                       if j.type == "floating" else ""))
+    rows = [dict(name=root, parent=-1, joint=None, joint_type=None, axis=np.zeros(3),
+                 lower=-math.inf, upper=math.inf, damping=0.0, origin=np.eye(4), links=[root])]
+    place = {root: (0, np.eye(4))}               # link -> (body index, pose in that body)
+    frames = []
+    for j in jtree:
+        b, T = place[j.parent]
+        A = T @ j.origin
+        if j.type == "fixed":
+            place[j.child] = (b, A)
+            rows[b]["links"].append(j.child)
+            frames.append(Frame(j.child, b, _ro(A)))
+            continue
+        place[j.child] = (len(rows), np.eye(4))
+        bounded = j.type != "continuous" and j.limit is not None
+        rows.append(dict(name=j.child, parent=b, joint=j.name,
+                         joint_type="prismatic" if j.type == "prismatic" else "revolute",
+                         axis=j.axis, lower=j.limit.lower if bounded else -math.inf,
+                         upper=j.limit.upper if bounded else math.inf, damping=j.damping,
+                         origin=A, links=[j.child]))
+    Mb = [np.zeros((6, 6)) for _ in rows]
+    for name in order:
+        b, T = place[name]
+        if link_of[name].inertial is not None:
+            Mb[b] += se3.transform_inertia(T, link_of[name].inertial.body_inertia)
+    bodies = tuple(Body(**{**r, "axis": _ro(r["axis"]), "origin": _ro(r["origin"]),
+                           "inertia": _ro(0.5 * (M + M.T)), "links": tuple(r["links"])})
+                   for r, M in zip(rows, Mb))
+    return bodies, tuple(frames), jtree
+
+
+def _check_inertias(rd, bodies, link_of, floating_base):
+    """Raise for a moving body whose inertia is not positive semi-definite;
+    return the warning lines for link inertias no rigid body has.
+
+    A moving body needs a positive semi-definite inertia, else the mass matrix
+    can be indefinite. The base of a fixed-base model never moves: only its
+    mass and centre of mass enter the support reaction.
+    """
+    strange = []
+    for b in (bodies if floating_base else bodies[1:]):
+        lam, tol = _com_moments(b.inertia)
+        if lam[0] < -tol:
+            welded = "" if len(b.links) == 1 else \
+                f" (with links {', '.join(map(repr, b.links[1:]))} welded to it by fixed joints)"
+            rd.fail(f"link {b.name!r}", f"rotational inertia about the centre of mass{welded} is "
+                                        f"not positive semi-definite (principal moments {lam})")
+        for name in b.links:
+            inl = link_of[name].inertial
+            if inl is None:
+                continue
+            lam, tol = _com_moments(inl.body_inertia)
+            if lam[0] < -tol:
+                strange.append(f"link {name!r}: principal moments {lam} not positive "
+                               f"semi-definite (the body {b.name!r} it is welded to is)")
+            elif lam[0] + lam[1] < lam[2] - tol:
+                strange.append(f"link {name!r}: principal moments {lam} violate J1 + J2 >= J3")
+            elif inl.mass == 0.0 and lam[2] > tol:
+                strange.append(f"link {name!r}: zero mass with a rotational inertia")
+    return strange
+
+
+def _singular_leaves(bodies):
+    """Leaf bodies whose inertia along their joint, ``Sᵀ Mᵇ S``, is zero: their
+    articulated inertia is singular (forward dynamics cannot run)."""
+    has_child = {b.parent for b in bodies}
+    out = []
+    for k, b in enumerate(bodies[1:], start=1):
+        if k in has_child:
+            continue
+        S = np.zeros(6)                  # joint screw in the body frame: (e, 0) or (0, e)
+        if b.joint_type == "revolute":
+            S[:3] = b.axis
+        else:
+            S[3:] = b.axis
+        # Sᵀ Mᵇ S sums nine products, each rounded to eps · max|Mᵇ|: below 16 eps
+        # of it the body has no inertia along its joint.
+        if S @ b.inertia @ S <= 16.0 * np.finfo(float).eps * np.max(np.abs(b.inertia)):
+            out.append(f"{b.name!r} (joint {b.joint!r})")
+    return out
+
+
 def _describe(source, floating_base, root):
-    """``(Description, list of (message) warnings)``."""
+    """``(Description, warning messages)``."""
     if not isinstance(floating_base, (bool, np.bool_)):
         raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
     top, label = _read(source)
     rd = _Reader(label)
     if top.tag != "robot":
         rd.fail(f"<{top.tag}>", "not a URDF: the root element must be <robot>")
+    for el in top.iter():
+        ns, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", "")
+        if "xacro" in ns:
+            rd.fail("<robot>", f"unexpanded xacro element <xacro:{local}>: this is a xacro "
+                               f"file; expand it with xacro first")
     rd.check_schema(top, "robot", ("robot", None))
     links = tuple(rd.link(el, k) for k, el in enumerate(top.findall("link")))
     joints = tuple(rd.joint(el, k) for k, el in enumerate(top.findall("joint")))
@@ -607,96 +706,14 @@ def _describe(source, floating_base, root):
             seen.add(it.name)
     root, children, parent_joint = _tree(rd, links, joints, root)
     link_of = {l.name: l for l in links}
+    bodies, frames, jtree = _walk(rd, root, children, parent_joint, link_of)
 
-    # Depth-first walk from the root, child joints by name (module docstring).
-    bodies, frames, merged = [], [], []          # merged[b]: links welded to body b
-    place = {root: (0, np.eye(4))}               # link -> (body index, pose in body)
-    mb = [np.zeros((6, 6))]
-    rows = [dict(name=root, parent=-1, joint=None, joint_type=None, axis=np.zeros(3),
-                 lower=-math.inf, upper=math.inf, damping=0.0, origin=np.eye(4))]
-    merged.append([root])
-    order, stack = [], [root]
-    while stack:
-        name = stack.pop()
-        order.append(name)
-        stack.extend(j.child for j in reversed(children[name]))
-    in_tree = set(order)
-    jtree = [parent_joint[name] for name in order[1:]]
-    for j in jtree:
-        if j.type in ("planar", "floating"):
-            rd.fail(f"joint {j.name!r}", f"{j.type} joints are not supported inside the tree"
-                    + (f"; for a floating base, load with root={j.child!r} and floating_base=True"
-                       if j.type == "floating" else ""))
-    for j in jtree:
-        b, T = place[j.parent]
-        A = T @ j.origin
-        if j.type == "fixed":
-            place[j.child] = (b, A)
-            merged[b].append(j.child)
-            frames.append(Frame(j.child, b, _ro(A)))
-            continue
-        k = len(rows)
-        place[j.child] = (k, np.eye(4))
-        if j.type == "continuous":
-            lower, upper = -math.inf, math.inf
-        elif j.limit is None:
-            lower, upper = -math.inf, math.inf
-        else:
-            lower, upper = j.limit.lower, j.limit.upper
-        rows.append(dict(name=j.child, parent=b, joint=j.name,
-                         joint_type="prismatic" if j.type == "prismatic" else "revolute",
-                         axis=j.axis, lower=lower, upper=upper, damping=j.damping, origin=A))
-        mb.append(np.zeros((6, 6)))
-        merged.append([j.child])
-
-    for n in order:
-        b, T = place[n]
-        inl = link_of[n].inertial
-        if inl is not None:
-            mb[b] += se3.transform_inertia(T, inl.body_inertia)
-    bodies = tuple(Body(**{**r, "axis": _ro(r["axis"]), "origin": _ro(r["origin"])},
-                        inertia=_ro(0.5 * (m + m.T)), links=tuple(ml))
-                   for r, m, ml in zip(rows, mb, merged))
-
-    # A body that moves needs a positive semi-definite inertia (else the mass
-    # matrix can be indefinite); the base of a fixed-base model never moves, and
-    # only its mass and centre of mass enter the support reaction.
-    notes, strange = [], []
-    moving = bodies if floating_base else bodies[1:]
-    for b in moving:
-        lam_b, tol_b = _com_moments(b.inertia)
-        if lam_b[0] < -tol_b:
-            welded = "" if len(b.links) == 1 else \
-                f" (with links {', '.join(map(repr, b.links[1:]))} welded to it by fixed joints)"
-            rd.fail(f"link {b.name!r}", f"rotational inertia about the centre of mass{welded} is "
-                                        f"not positive semi-definite (principal moments {lam_b})")
-        for n in b.links:
-            inl = link_of[n].inertial
-            if inl is None:
-                continue
-            lam, tol = _com_moments(inl.body_inertia)
-            if lam[0] < -tol:
-                strange.append(f"link {n!r}: principal moments {lam}, one negative (the body "
-                               f"{b.name!r} it is welded to is positive semi-definite)")
-            elif lam[0] + lam[1] < lam[2] - tol:
-                strange.append(f"link {n!r}: principal moments {lam} violate J1 + J2 >= J3")
-            elif inl.mass == 0.0 and lam[2] > tol:
-                strange.append(f"link {n!r}: zero mass with a rotational inertia")
+    notes = []
+    strange = _check_inertias(rd, bodies, link_of, floating_base)
     if strange:
         notes.append("inertias that no rigid body has, loaded as written (the bodies are "
                      "positive semi-definite):\n  " + "\n  ".join(strange))
-
-    has_child = {b.parent for b in bodies}
-    singular = []
-    for k, b in enumerate(bodies[1:], start=1):
-        if k in has_child:
-            continue
-        S = np.concatenate([b.axis, np.zeros(3)]) if b.joint_type == "revolute" \
-            else np.concatenate([np.zeros(3), b.axis])
-        # Sᵀ Mᵇ S sums nine products, each rounded to eps · max|Mᵇ|: below 16 eps
-        # of it the body has no inertia along its joint.
-        if S @ b.inertia @ S <= 16.0 * np.finfo(float).eps * np.max(np.abs(b.inertia)):
-            singular.append(f"{b.name!r} (joint {b.joint!r})")
+    singular = _singular_leaves(bodies)
     if singular:
         notes.append("leaf bodies with no inertia along their joint (forward dynamics is "
                      "singular there): " + ", ".join(singular))
@@ -708,6 +725,7 @@ def _describe(source, floating_base, root):
     if unlimited:
         notes.append("revolute/prismatic joints without the <limit> URDF requires, loaded "
                      "without position limits: " + ", ".join(unlimited))
+    in_tree = {root} | {j.child for j in jtree}
     outside = [f"link {l.name!r}" for l in links if l.name not in in_tree] + \
               [f"joint {j.name!r}" for j in joints if j.parent not in in_tree]
     ignored = rd.ignored_lines()
@@ -716,7 +734,7 @@ def _describe(source, floating_base, root):
     if ignored:
         notes.append("ignored (no effect on the model):\n  " + "\n  ".join(ignored))
     src = label if label == "<string>" else repr(label)
-    desc = Description(top.get("name", ""), label, root, links, joints, bodies, tuple(frames))
+    desc = Description(top.get("name", ""), label, root, links, joints, bodies, frames)
     return desc, [f"{src}: {n}" for n in notes]
 
 
@@ -774,7 +792,7 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
     liedyn.Model
         Built and frozen; its base's home pose is the identity.
     """
-    from . import ModelBuilder, Prismatic, Revolute
+    from . import ModelBuilder, Prismatic, Revolute   # here: the package exports load_urdf
 
     desc, notes = _describe(source, floating_base, root)
     for n in notes:

@@ -8,6 +8,7 @@ forms for the conventions, one test per error and per warning.
 """
 
 import dataclasses
+import functools
 import importlib.metadata
 import math
 import warnings
@@ -28,6 +29,7 @@ from tests.helpers import assert_close, rel_err
 TOL = 1e-12
 
 
+@functools.cache
 def _robots_dir():
     """``…/share/example-robot-data/robots`` of the installed package."""
     dist = importlib.metadata.distribution("example-robot-data")
@@ -43,14 +45,14 @@ ROBOTS = {   # id: (path under robots/, what it exercises)
     "talos": ("talos_data/robots/talos_reduced.urdf", "floating humanoid"),
     "talos_full": ("talos_data/robots/talos_full_v2.urdf", "humanoid with mimic gripper joints"),
     "solo12": ("solo_description/robots/solo12.urdf", "quadruped"),
-    "anymal": ("anymal_b_simple_description/robots/anymal.urdf", "quadruped, unaligned axes"),
+    "anymal": ("anymal_b_simple_description/robots/anymal.urdf", "quadruped, x and y axes"),
     "pr2": ("pr2_description/urdf/pr2.urdf", "continuous + prismatic, mimic, calibration"),
     "baxter": ("baxter_description/urdf/baxter.urdf", "prismatic grippers, mimic"),
     "panda": ("panda_description/urdf/panda.urdf", "7-DoF arm, prismatic fingers, mimic"),
     "tiago": ("tiago_description/robots/tiago.urdf", "continuous + prismatic"),
     "ur5": ("ur_description/urdf/ur5_robot.urdf", "massless links on fixed joints"),
     "human": ("human_description/robots/human.urdf", "massless links between joints"),
-    "romeo": ("romeo_description/urdf/romeo.urdf", "massless leaf bodies"),
+    "romeo": ("romeo_description/urdf/romeo.urdf", "oblique axes, massless leaf bodies"),
 }
 
 
@@ -337,6 +339,18 @@ def test_error_not_urdf(tmp_path):
         _raises(src, label, "<sdf>", "<robot>")
 
 
+def test_error_xacro(tmp_path):
+    xml = ('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+           '<xacro:include filename="arm.xacro"/><link name="a"/></robot>')
+    for src, label in sources(xml, tmp_path):
+        _raises(src, label, "<robot>", "<xacro:include>", "xacro")
+
+
+def test_byte_order_mark_and_declaration():
+    xml = '\ufeff<?xml version="1.0" encoding="utf-8"?>\n' + CHAIN
+    assert quiet(xml).body_names == ("base", "a", "b")
+
+
 def test_error_empty_string():
     for s in ("", "  \n "):
         _raises(s, "source", "empty string")
@@ -602,7 +616,8 @@ def test_warning_indefinite_link_welded_to_a_definite_body():
     small = inertial(m=1e-6, ixx=-3e-8, iyy=4e-8, izz=9e-8)
     xml = robot(link("base"), link("antenna", small),
                 joint("weld", "base", "antenna", jtype="fixed", extra=""))
-    with pytest.warns(URDFWarning, match=r"link 'antenna': principal moments .* one negative"):
+    with pytest.warns(URDFWarning, match=r"link 'antenna': principal moments .* not positive\s+semi-definite "
+                                         r"\(the body 'base' it is welded to is\)"):
         parse_urdf(xml)
     lone = robot(link("base"), link("antenna", small), joint("j", "base", "antenna"))
     _raises(lone, "<string>", "link 'antenna'", "not positive semi-definite")
