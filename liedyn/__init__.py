@@ -10,6 +10,7 @@ from .hybrid import hybrid_dynamics
 from .inverse import inverse_dynamics
 from .kinematics import forward_kinematics
 from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
+from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
 from .workspace import Workspace
@@ -23,5 +24,6 @@ __all__ = [
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
+    "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
 ]
 __version__ = "0.1.0"

@@ -791,20 +791,69 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
     -------
     liedyn.Model
         Built and frozen; its base's home pose is the identity.
+
+    Raises
+    ------
+    FileNotFoundError, TypeError, URDFError
+        As :func:`parse_urdf`; a body the model builder refuses is reported
+        as a :class:`URDFError` naming the file and the link.
+
+    Warns
+    -----
+    URDFWarning
+        As :func:`parse_urdf`; the model builder's warnings about a body's
+        inertia are repeated with the file and the link named. The base of a
+        fixed-base model whose rotational inertia is not positive
+        semi-definite is loaded with its negative principal moments set to
+        zero: a base that never moves has no rotational dynamics, so only its
+        mass and centre of mass enter a result (the support reaction).
     """
     from . import ModelBuilder, Prismatic, Revolute   # here: the package exports load_urdf
 
     desc, notes = _describe(source, floating_base, root)
+    src = desc.source if desc.source == "<string>" else repr(desc.source)
+    inertias = [b.inertia for b in desc.bodies]
+    if not floating_base:
+        lam, tol = _com_moments(inertias[0])
+        if lam[0] < -tol:
+            inertias[0] = _clip_rotational(inertias[0])
+            notes.append(f"{src}: fixed base link {desc.root!r}: rotational inertia about the "
+                         f"centre of mass not positive semi-definite (principal moments {lam}); "
+                         f"a fixed base never moves, so it is loaded with the negative moments "
+                         f"set to zero (mass and centre of mass as written)")
     for n in notes:
         warnings.warn(n, URDFWarning, stacklevel=2)
     builder = ModelBuilder(floating_base=floating_base, gravity=gravity)
-    for b in desc.bodies:
+    for b, inertia in zip(desc.bodies, inertias):
         joint = None
         if b.joint_type is not None:
             kind = Revolute if b.joint_type == "revolute" else Prismatic
             joint = kind(b.axis, name=b.joint, damping=b.damping, lower=b.lower, upper=b.upper)
         parent = None if b.parent < 0 else desc.bodies[b.parent].name
-        builder.add_body(b.name, parent, joint, origin=b.origin, inertia=b.inertia)
+        where = f"link {b.name!r}" + ("" if len(b.links) == 1 else
+                                      f" (with {', '.join(map(repr, b.links[1:]))} welded to it)")
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always", RuntimeWarning)
+            try:
+                builder.add_body(b.name, parent, joint, origin=b.origin, inertia=inertia)
+            except ValueError as err:
+                raise URDFError(f"{src}: {where}: {err}") from None
+        for w in record:
+            if issubclass(w.category, RuntimeWarning):
+                warnings.warn(f"{src}: {where}: {w.message}", URDFWarning, stacklevel=2)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     for f in desc.frames:
         builder.add_frame(f.name, desc.bodies[f.body].name, offset=f.offset)
     return builder.build()
+
+
+def _clip_rotational(M):
+    """``M`` (6, 6) with the negative principal moments of its rotational
+    inertia about the centre of mass set to zero (mass and CoM unchanged)."""
+    m = np.trace(M[3:, 3:]) / 3.0
+    c = se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m if m > 0.0 else np.zeros(3)
+    C = se3.hat(c)
+    J = M[:3, :3] - m * C @ C.T
+    lam, E = np.linalg.eigh(0.5 * (J + J.T))
+    return se3.spatial_inertia(m, c, (E * np.maximum(lam, 0.0)) @ E.T)
