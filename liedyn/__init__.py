@@ -6,6 +6,7 @@ from .batch import forward_dynamics_batch, inverse_dynamics_batch
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
 from .forward import forward_dynamics
+from .frames import FrameKinematicsResult, frame_jacobian, frame_kinematics, frame_pose
 from .hybrid import hybrid_dynamics
 from .inverse import inverse_dynamics
 from .kinematics import forward_kinematics
@@ -24,6 +25,7 @@ __all__ = [
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
+    "frame_pose", "frame_kinematics", "frame_jacobian", "FrameKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
 ]
 __version__ = "0.1.0"
