@@ -8,37 +8,24 @@ forms for the conventions, one test per error and per warning.
 """
 
 import dataclasses
-import functools
-import importlib.metadata
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 import pytest
 
-from liedyn import se3
+import liedyn
+from liedyn import load_urdf, se3
 from liedyn.urdf import URDFError, URDFWarning, parse_urdf
 from tests.helpers import assert_close, rel_err
+from tests.robots import robots_dir as _robots_dir
 
 # Both parsers evaluate the same few float64 products (an rpy rotation, the
 # composition of a handful of fixed-joint transforms, one inertia transport
 # per merged link), so they agree to a few hundred eps of the largest entry
 # (metres, kilograms, kg·m², all O(1..100)): 1e-12 relative to 1 + max|x|.
 TOL = 1e-12
-
-
-@functools.cache
-def _robots_dir():
-    """``…/share/example-robot-data/robots`` of the installed package."""
-    dist = importlib.metadata.distribution("example-robot-data")
-    for f in dist.files:
-        parts = Path(f).parts
-        if "robots" in parts and "example-robot-data" in parts:
-            k = parts.index("robots")
-            return Path(dist.locate_file(Path(*parts[:k + 1])))
-    raise RuntimeError("example-robot-data is installed without its robots/ directory")
 
 
 ROBOTS = {   # id: (path under robots/, what it exercises)
@@ -628,3 +615,165 @@ def test_warning_joint_without_limit():
     with pytest.warns(URDFWarning, match=r"without the <limit> URDF requires.*'j'"):
         d = parse_urdf(xml)
     assert (d.bodies[1].lower, d.bodies[1].upper) == (-math.inf, math.inf)
+
+
+# ------------------------------------------------------------- load_urdf --
+
+@pytest.mark.parametrize("floating", [True, False], ids=["floating", "fixed"])
+@pytest.mark.parametrize("robot", list(ROBOTS))
+def test_load_urdf_builds_the_described_model(robot, floating):
+    path = _robots_dir() / ROBOTS[robot][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", URDFWarning)
+        desc = parse_urdf(path, floating_base=floating)
+        model = load_urdf(path, floating_base=floating)
+    assert isinstance(model, liedyn.Model) and model.floating_base == floating
+    assert model.body_names == desc.body_names and model.joint_names == desc.joint_names
+    assert model.frame_names == desc.body_names + tuple(f.name for f in desc.frames)
+    assert list(model.body_parent) == [b.parent for b in desc.bodies]
+    assert rel_err(model.body_inertia[1:], np.array([b.inertia for b in desc.bodies[1:]])) <= TOL
+    assert rel_err(model.body_origin[1:], np.array([b.origin for b in desc.bodies[1:]])) <= TOL
+    for f in desc.frames:
+        k = model.frame_index(f.name)
+        assert model.frame_body[k] == f.body and rel_err(model.frame_offset[k], f.offset) <= TOL
+    for j, b in enumerate(desc.bodies[1:], start=1):
+        assert (model.joint_lower[j], model.joint_upper[j], model.joint_damping[j]) == \
+            (b.lower, b.upper, b.damping)
+        assert model.joint_index(b.joint) == j - 1
+    assert np.array_equal(model.home_pose, np.eye(4))
+
+
+def test_every_example_robot_data_urdf_loads_or_is_refused_with_a_reason():
+    """All 69 URDF files shipped by example-robot-data, floating and fixed:
+    each loads, or raises a URDFError naming the file and what is wrong (a
+    file that is an empty <robot>; a moving link whose rotational inertia is
+    not positive semi-definite)."""
+    refused = {}
+    files = sorted(_robots_dir().rglob("*.urdf"))
+    assert len(files) >= 60
+    for path in files:
+        for floating in (True, False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", URDFWarning)
+                try:
+                    model = load_urdf(path, floating_base=floating)
+                except URDFError as err:
+                    assert str(path) in str(err)
+                    refused[(path.name, floating)] = str(err)
+                    continue
+            assert model.n_bodies >= 1
+    assert set(refused) == {("ur3.urdf", True), ("ur3.urdf", False),
+                            ("romeo_laas_small.urdf", True), ("romeo_laas_small.urdf", False)}
+    assert "has no <link>" in refused[("ur3.urdf", True)]
+    assert "not positive semi-definite" in refused[("romeo_laas_small.urdf", False)]
+    assert "link '" in refused[("romeo_laas_small.urdf", False)]
+
+
+def test_load_urdf_fixed_base_with_indefinite_rotational_inertia(tmp_path):
+    """A fixed base never moves: its rotational inertia enters no result. It
+    loads with its negative principal moment set to zero, with a warning, and
+    the support reaction is that of the same base without rotational inertia."""
+    bad = inertial(m=2.0, xyz="0.1 0 0", ixx=1.0, iyy=1.0, izz=-0.5)
+    xml = robot(link("base", bad), link("a"), joint("j", "base", "a"))
+    with pytest.warns(URDFWarning, match=r"fixed base link 'base'.*negative moments set to zero"):
+        model = load_urdf(xml, floating_base=False)
+    assert model.body_mass[0] == 2.0 and rel_err(model.body_com[0], [0.1, 0, 0]) <= TOL
+    assert rel_err(model.body_rot_inertia[0], np.diag([1.0, 1.0, 0.0])) <= TOL
+    plain = load_urdf(robot(link("base", inertial(m=2.0, xyz="0.1 0 0", ixx=0, iyy=0, izz=0)),
+                            link("a"), joint("j", "base", "a")), floating_base=False)
+    q = np.random.default_rng(0).normal(size=(3, 1))
+    for m in (model, plain):
+        assert m.n_joints == 1
+    assert rel_err(liedyn.inverse_dynamics(model, None, None, q, 0).base_wrench,
+                   liedyn.inverse_dynamics(plain, None, None, q, 0).base_wrench) <= TOL
+    with pytest.raises(URDFError, match="link 'base'"):
+        load_urdf(xml, floating_base=True)
+
+
+def test_load_urdf_builder_errors_name_file_and_link(tmp_path, monkeypatch):
+    path = tmp_path / "robot.urdf"
+    path.write_text(CHAIN)
+
+    def refuse(self, name, *args, **kwargs):
+        raise ValueError("inertia: refused for the test")
+
+    monkeypatch.setattr(liedyn.ModelBuilder, "add_body", refuse)
+    with pytest.raises(URDFError, match=rf"'{path}': link 'base': inertia: refused"):
+        load_urdf(path)
+
+
+def test_load_urdf_repeats_builder_warnings_with_file_and_link():
+    """A body whose merged inertia breaks the triangle inequality: the
+    builder's RuntimeWarning comes back as a URDFWarning naming the link."""
+    odd = inertial(ixx=0.1, iyy=0.1, izz=0.5)
+    xml = robot(link("base"), link("a", odd), joint("j", "base", "a"))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        load_urdf(xml)
+    assert all(w.category is URDFWarning for w in record)
+    msgs = [str(w.message) for w in record]
+    assert any(m.startswith("<string>: link 'a': inertia: principal moments") for m in msgs)
+
+
+MESH = '<visual><geometry><mesh filename="package://r/meshes/part.stl"/></geometry></visual>'
+
+
+def test_mesh_only_links_load_massless(tmp_path):
+    """A link with geometry and no <inertial> is massless: between two joints
+    and welded, silently; as a moving leaf with a warning naming it (forward
+    dynamics is singular there and says so, naming the body)."""
+    xml = robot(link("base"), link("hip", MESH), link("thigh"), link("cover", MESH),
+                joint("hx", "base", "hip"),
+                joint("hy", "hip", "thigh", extra='<axis xyz="0 1 0"/><limit lower="-1" upper="1"/>'),
+                joint("weld", "thigh", "cover", jtype="fixed", extra=""))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = load_urdf(xml)
+    assert model.body_mass[model.body_index("hip")] == 0.0 and "cover" in model.frame_names
+    q = np.random.default_rng(1).normal(size=(2, 2))
+    fd = liedyn.forward_dynamics(model, None, np.zeros((1, 6)), q, 0, tau=np.zeros((1, 2)),
+                                 base_wrench=np.zeros((1, 6)))
+    assert np.all(np.isfinite(fd.q))
+    leaf = robot(link("base"), link("arm"), link("tip", MESH), joint("j", "base", "arm"),
+                 joint("jt", "arm", "tip"))
+    path = tmp_path / "leaf.urdf"
+    path.write_text(leaf)
+    with pytest.warns(URDFWarning, match=rf"{path}.*leaf bodies.*'tip' \(joint 'jt'\)"):
+        model = load_urdf(path)
+    assert model.body_mass[2] == 0.0
+    with pytest.raises(ValueError, match=r"joint of body 'tip'.*singular pivot"):
+        liedyn.forward_dynamics(model, None, np.zeros((1, 6)), np.zeros((2, 2)), 0,
+                                tau=np.zeros((1, 2)), base_wrench=np.zeros((1, 6)))
+
+
+@pytest.mark.parametrize("case", ["missing", "url", "empty", "not-urdf", "parent", "two-roots",
+                                  "cycle"])
+def test_load_urdf_bad_input(case, tmp_path):
+    """Each bad input: a clear error naming the file (or "<string>", or the
+    argument) and the element."""
+    xml = {
+        "not-urdf": ('<sdf version="1.6"><model name="m"/></sdf>', ["<sdf>", "<robot>"]),
+        "parent": (robot(link("base"), link("a"), joint("j", "ghost", "a")),
+                   ["joint 'j'", "parent link 'ghost' does not exist"]),
+        "two-roots": (robot(link("base"), link("a"), link("stray"), joint("j", "base", "a")),
+                      ["<robot>", "'base'", "'stray'"]),
+        "cycle": (robot(link("base"), link("a"), link("b"), link("c"), joint("j0", "base", "a"),
+                        joint("jb", "c", "b"), joint("jc", "b", "c")), ["cycle", "'jb'", "'jc'"]),
+    }
+    if case == "missing":
+        path = tmp_path / "gone.urdf"
+        with pytest.raises(FileNotFoundError, match=rf"{path}.*no such file"):
+            load_urdf(path)
+    elif case == "url":
+        with pytest.raises(URDFError, match=r"'https://example.com/r.urdf': URLs are not fetched"):
+            load_urdf("https://example.com/r.urdf")
+    elif case == "empty":
+        with pytest.raises(URDFError, match=r"source: empty string"):
+            load_urdf("")
+    else:
+        text, fragments = xml[case]
+        for src, label in sources(text, tmp_path):
+            with pytest.raises(URDFError) as info:
+                load_urdf(src)
+            for frag in [label] + fragments:
+                assert frag in str(info.value), (frag, str(info.value))
