@@ -8,6 +8,7 @@ from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_f
 from .forward import forward_dynamics
 from .frames import FrameKinematicsResult, frame_jacobian, frame_kinematics, frame_pose
 from .hybrid import hybrid_dynamics
+from .ik import InverseKinematicsResult, inverse_kinematics
 from .inverse import inverse_dynamics
 from .kinematics import forward_kinematics
 from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
@@ -26,6 +27,7 @@ __all__ = [
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
     "frame_pose", "frame_kinematics", "frame_jacobian", "FrameKinematicsResult",
+    "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
 ]
 __version__ = "0.1.0"

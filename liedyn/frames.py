@@ -247,6 +247,25 @@ def frame_pose(model, base_pose, q, frame):
     return fk.body_pose[model.frame_body[f]] @ model.frame_offset[f]
 
 
+def pose_and_jacobian(model, base_pose, q, f, reference):
+    """``(X, J)``: pose ``(4, 4)`` and Jacobian ``(6, nv)`` in ``reference`` of
+    frame index ``f`` at joint positions ``q (n,)`` (checked by the caller),
+    from one kinematics pass."""
+    n = model.n_joints
+    fk = forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
+                            np.vstack([q, np.zeros(n)]), 0)
+    b = model.frame_body[f]
+    X = fk.body_pose[b] @ model.frame_offset[f]
+    nb = 6 if model.floating_base else 0
+    J = np.zeros((1, 6, nb + n))
+    if nb:
+        J[0, :, :6] = np.eye(6)
+    for j in model.ancestors(b)[:-1]:
+        J[0, :, nb + j - 1] = fk.screw[0, j]
+    P = X[None, :3, 3]
+    return X, leibniz(_reference_jet(reference, X, fk.twist[:1, b], P, 0), J)[0]
+
+
 def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference="world"):
     """Pose, twist jet and position jet of a frame.
 
