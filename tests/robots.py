@@ -3,45 +3,17 @@ liedyn and by Pinocchio's own parser, then paired), random trees with named
 frames, smooth trajectories with their jets."""
 
 import functools
-import importlib.metadata
-import warnings
 from math import factorial
-from pathlib import Path
 
 import numpy as np
 
-from liedyn import ModelBuilder, Prismatic, Revolute, load_urdf, se3
-from liedyn.urdf import URDFWarning
+from liedyn import ModelBuilder, Prismatic, Revolute, se3
+from models.example_robots import ROBOTS, load_robot, robot_path, robots_dir  # noqa: F401
 from models.trees import random_inertia
 from tests.helpers import integrate_pose
 
 
-@functools.cache
-def robots_dir():
-    """``…/share/example-robot-data/robots`` of the installed package."""
-    dist = importlib.metadata.distribution("example-robot-data")
-    for f in dist.files:
-        parts = Path(f).parts
-        if "robots" in parts and "example-robot-data" in parts:
-            k = parts.index("robots")
-            return Path(dist.locate_file(Path(*parts[:k + 1])))
-    raise RuntimeError("example-robot-data is installed without its robots/ directory")
-
-
-# id: (path under robots/, floating base, what it exercises)
-REAL_ROBOTS = {
-    "talos": ("talos_data/robots/talos_reduced.urdf", True,
-              "floating humanoid, joint damping, mimic gripper joints"),
-    "solo12": ("solo_description/robots/solo12.urdf", True, "quadruped, x and y axes"),
-    "anymal": ("anymal_b_simple_description/robots/anymal.urdf", True,
-               "quadruped, inertias breaking the triangle inequality"),
-    "pr2": ("pr2_description/urdf/pr2.urdf", False,
-            "continuous (Pinocchio: (cos, sin)) and prismatic joints, oblique axes, damping"),
-    "panda": ("panda_description/urdf/panda.urdf", False,
-              "fixed 7-DoF arm, prismatic fingers, welded hand frame"),
-    "human": ("human_description/robots/human.urdf", True,
-              "massless links between joints (3-axis hips, shoulders, wrists)"),
-}
+REAL_ROBOTS = {k: v for k, v in ROBOTS.items() if k != "baxter"}
 
 
 @functools.cache
@@ -51,12 +23,9 @@ def real_robot(name):
     import pinocchio as pin
 
     from liedyn.interop.pinocchio import pair
-    rel, floating, _ = REAL_ROBOTS[name]
-    path = robots_dir() / rel
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", URDFWarning)     # checked in tests/test_urdf.py
-        model = load_urdf(path, floating_base=floating)
-    pm = (pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating
+    path = robot_path(name)
+    model = load_robot(name)
+    pm = (pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if model.floating_base
           else pin.buildModelFromUrdf(str(path)))
     return model, pair(model, pm)
 
