@@ -29,6 +29,10 @@ References (the conventions of Pinocchio's ``ReferenceFrame``, with liedyn's
     columns (the ancestors of ``b``; zero elsewhere) and, for a floating
     base, ``I₆`` as its base block; ``J^(k)`` has columns ``S_j^(k)`` and a
     zero base block for ``k ≥ 1``. ``R = I``.
+``"base"``
+    About the base origin ``p₀``, world axes: ``(ω, v + ω × p₀)``, the
+    reference point of :func:`liedyn.forward_kinematics`'s
+    ``reference="base"``. ``R = Ad_{T(−p₀)}`` with ``p₀`` moving with the base.
 ``"local"``
     Body: ``Ad_{X⁻¹} V``, axes and point of the frame. ``R = Ad_{X⁻¹}`` with
     ``d/dt Ad_{X⁻¹} = −Ad_{X⁻¹} ad_V``.
@@ -57,7 +61,7 @@ from .workspace import binomials
 __all__ = ["REFERENCES", "FrameKinematicsResult", "frame_pose", "frame_kinematics",
            "frame_jacobian"]
 
-REFERENCES = ("world", "local", "local_world_aligned")
+REFERENCES = ("world", "base", "local", "local_world_aligned")
 
 
 # ------------------------------------------------------------ arguments --
@@ -174,15 +178,27 @@ def leibniz(R, Y):
 
 
 def _reference_jet(reference, X, V, P, K):
-    """``R^(0..K)`` mapping spatial quantities to ``reference`` (module docstring)."""
+    """``R^(0..K)`` mapping spatial quantities to ``reference`` (module
+    docstring); ``P`` is the jet of the reference point (rows ≥ K+1) for
+    ``"base"`` and ``"local_world_aligned"``."""
     if reference == "local":
         return inverse_adjoint_jet(X, V, K)
     R = np.zeros((K + 1, 6, 6))
     R[0] = np.eye(6)
-    if reference == "local_world_aligned":
+    if reference in ("base", "local_world_aligned"):
         for k in range(K + 1):
-            R[k, 3:, :3] = -hat3(P[k])
+            R[k, 3:, :3] = -hat3(P[k])                   # Ad_{T(−p)}^(k)
     return R
+
+
+def _point_jet(reference, X, V, C0, V0, K):
+    """Jet (K+1, 3) of the reference point: the base origin (``V0`` the base
+    twist jet) or the frame origin (``V`` its twist jet); ``None`` otherwise."""
+    if reference == "base":
+        return position_jet(C0[:3, 3], V0, K)
+    if reference == "local_world_aligned":
+        return position_jet(X[:3, 3], V, K)
+    return None
 
 
 # ---------------------------------------------------------------- public --
@@ -262,7 +278,7 @@ def pose_and_jacobian(model, base_pose, q, f, reference):
         J[0, :, :6] = np.eye(6)
     for j in model.ancestors(b)[:-1]:
         J[0, :, nb + j - 1] = fk.screw[0, j]
-    P = X[None, :3, 3]
+    P = (fk.body_pose[0] if reference == "base" else X)[None, :3, 3]
     return X, leibniz(_reference_jet(reference, X, fk.twist[:1, b], P, 0), J)[0]
 
 
@@ -281,7 +297,7 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     order : int ≥ 0
     frame : str | int
         Frame name or index.
-    reference : {"world", "local", "local_world_aligned"}, keyword
+    reference : {"world", "base", "local", "local_world_aligned"}, keyword
         Reference of the twist jet (module docstring).
 
     Returns
@@ -304,7 +320,8 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     X = fk.body_pose[b] @ model.frame_offset[f]
     V = fk.twist[:, b]
     P = position_jet(X[:3, 3], V, K + 1)
-    twist = leibniz(_reference_jet(ref, X, V, P, K), V)
+    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
+    twist = leibniz(_reference_jet(ref, X, V, Pr, K), V)
     return FrameKinematicsResult(model.frame_names[f], ref, X, twist, P)
 
 
@@ -333,7 +350,7 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
     order : int ≥ 0
     frame : str | int
         Frame name or index.
-    reference : {"world", "local", "local_world_aligned"}, keyword
+    reference : {"world", "base", "local", "local_world_aligned"}, keyword
 
     Returns
     -------
@@ -367,5 +384,5 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
         J[0, :, :6] = np.eye(6)
     for j in model.ancestors(b)[:-1]:
         J[:, :, nb + j - 1] = fk.screw[:, j]
-    P = position_jet(X[:3, 3], V, K) if ref == "local_world_aligned" else None
-    return leibniz(_reference_jet(ref, X, V, P, K), J)
+    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
+    return leibniz(_reference_jet(ref, X, V, Pr, K), J)

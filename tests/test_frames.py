@@ -225,3 +225,26 @@ def test_bad_arguments():
         res.pose = None
     with pytest.raises(ValueError):
         res.twist[0, 0] = 1.0
+
+
+def test_base_reference():
+    """``"base"``: about the base origin p₀, world axes. On the base's own
+    frame it is the local-world-aligned reference; elsewhere
+    ``J_base = Ad_{T(−p₀)} J_world`` at order 0."""
+    model, _ = _tree(True)
+    rng = np.random.default_rng(21)
+    K = 3
+    C0, V, q = se3.exp(rng.normal(size=6)), rng.normal(size=(K + 1, 6)), \
+        rng.normal(size=(K + 2, model.n_joints))
+    a = frame_kinematics(model, C0, V, q, K, "base", reference="base")
+    b = frame_kinematics(model, C0, V, q, K, "base", reference="local_world_aligned")
+    assert rel_err(a.twist, b.twist) <= TOL
+    Ja = frame_jacobian(model, C0, V[:K], q[:K + 1], K, "base", reference="base")
+    Jb = frame_jacobian(model, C0, V[:K], q[:K + 1], K, "base", reference="local_world_aligned")
+    assert rel_err(Ja, Jb) <= TOL
+    T = np.eye(4)
+    T[:3, 3] = -C0[:3, 3]
+    for name in ("frame0", "body7"):
+        Jw = frame_jacobian(model, C0, V[:K], q[:K + 1], K, name)
+        Jb = frame_jacobian(model, C0, V[:K], q[:K + 1], K, name, reference="base")
+        assert rel_err(Jb[0], se3.Ad(T) @ Jw[0]) <= TOL
