@@ -49,7 +49,6 @@ reference: ``Y_ref^(k) = Σ_a C(k, a) R^(a) Y^(k−a)`` for twists (``Y = V``)
 and Jacobians (``Y = J``), so ``V_ref^(k) = Σ_a C(k, a) J_ref^(a) ν^(k−a)``.
 """
 
-from dataclasses import dataclass
 
 import numpy as np
 

@@ -27,7 +27,7 @@ from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests.helpers import rel_err
 from tests.robots import (Trajectory, central_difference_errors, joint_sample, real_robot,
-                          robots_dir, tree_with_frames)
+                          tree_with_frames)
 
 # O(1) quantities from a few dozen float64 products: ~100 eps of 1 + max|x|.
 TOL = 1e-12

@@ -21,8 +21,6 @@ Relative errors are ``max|a − b| / max|b|`` over the whole jet row unless
 said otherwise.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp

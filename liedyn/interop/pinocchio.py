@@ -68,7 +68,7 @@ import numpy as np
 from .. import se3
 from .._checks import as_array, check_jet, check_order, check_pose
 from ..frames import adjoint_jet, inverse_adjoint_jet
-from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
+from ..model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
 from ..workspace import binomials
 
 __all__ = ["PinocchioModel", "to_pinocchio", "from_pinocchio", "pair", "depth_first_order",
