@@ -219,7 +219,7 @@ def _pinocchio(model, rng):
     """Pinocchio's rnea, aba and the first-derivative routes, or ``None``."""
     try:
         import pinocchio as pin
-        from tests.pinocchio_oracle import to_pinocchio
+        from liedyn.interop.pinocchio import to_pinocchio
     except ImportError:
         return None
     pm = to_pinocchio(model)
