@@ -36,7 +36,7 @@ no inertia, where both libraries carry errors of ``eps · cond(M)``
 
 Writes ``<out>/bench_robots.csv`` and ``bench_robots.png`` (``_full`` suffix
 with ``--full``; ``--out`` defaults to ``paper_figures/``). Rows are appended
-as each robot finishes; a rerun skips finished rows unless ``--fresh``.
+as each robot finishes; a rerun measures afresh (``--resume`` keeps the rows of an interrupted run).
 """
 
 import numpy as np
@@ -48,8 +48,8 @@ from models.example_robots import ROBOTS, load_robot, robot_path
 
 ORDERS = (0, 1, 2, 5)
 ALGOS = ("inverse", "forward")
-FIELDS = ["robot", "bodies", "nv", "algo", "r", "calls", "liedyn_mean_s", "liedyn_median_s",
-          "pinocchio_route", "pinocchio_mean_s", "pinocchio_median_s", "liedyn_over_pinocchio",
+FIELDS = ["robot", "bodies", "nv", "algo", "r", "calls", "liedyn_mean_s", "liedyn_round_median_min_s",
+          "pinocchio_route", "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio",
           "max_rel_err_vs_pinocchio", "energy_rel_err_vs_pinocchio"]
 PIN_ROUTE = {("inverse", 0): "rnea", ("forward", 0): "aba",
              ("inverse", 1): "computeRNEADerivatives + 3 products",
@@ -163,12 +163,12 @@ def measure(args, table, names):
             for r in ORDERS:
                 t = times[(a, r)]
                 row = dict(robot=nm, bodies=model.n_bodies, nv=model.nv, algo=a, r=r,
-                           calls=t["calls"], liedyn_mean_s=t["mean"], liedyn_median_s=t["median"])
+                           calls=t["calls"], liedyn_mean_s=t["mean"], liedyn_round_median_min_s=t["round_median_min"])
                 p = times.get(("pin", a, r))
                 if p is not None:
                     row.update(pinocchio_route=PIN_ROUTE[(a, r)], pinocchio_mean_s=p["mean"],
-                               pinocchio_median_s=p["median"],
-                               liedyn_over_pinocchio=t["median"] / p["median"],
+                               pinocchio_round_median_min_s=p["round_median_min"],
+                               liedyn_over_pinocchio=t["round_median_min"] / p["round_median_min"],
                                max_rel_err_vs_pinocchio=err[(a, r)][0],
                                energy_rel_err_vs_pinocchio=err[(a, r)][1])
                 table.add(**row)
@@ -191,9 +191,9 @@ def report(table, names):
                 return "" if not np.isfinite(v) else format(v, spec)
 
             rows.append([nm, x0["bodies"], x0["nv"], a]
-                        + [B.us(B.num(sel[r], "liedyn_median_s")) if r in sel else ""
+                        + [B.us(B.num(sel[r], "liedyn_round_median_min_s")) if r in sel else ""
                            for r in ORDERS]
-                        + [B.us(B.num(sel[r], "pinocchio_median_s")) if r in sel else ""
+                        + [B.us(B.num(sel[r], "pinocchio_round_median_min_s")) if r in sel else ""
                            for r in (0, 1)]
                         + [fmt(r, "liedyn_over_pinocchio", ".2f") for r in (0, 1)]
                         + [fmt(r, "max_rel_err_vs_pinocchio", ".1e") for r in (0, 1)]
@@ -213,12 +213,12 @@ def plot(table, names, stem):
     cols = B.colors(len(ORDERS))
     for ax, a in zip(axes[:2], ALGOS):
         for i, (r, col) in enumerate(zip(ORDERS, cols)):
-            t = [B.num(table.get(robot=nm, algo=a, r=r) or {}, "liedyn_median_s") * 1e6
+            t = [B.num(table.get(robot=nm, algo=a, r=r) or {}, "liedyn_round_median_min_s") * 1e6
                  for nm in names]
             ax.bar(x + (i - (len(ORDERS) - 1) / 2) * width, t, width, color=col,
                    label=f"liedyn r = {r}")
         for i, (r, marker) in enumerate(((0, "k_"), (1, "r_"))):
-            t = [B.num(table.get(robot=nm, algo=a, r=r) or {}, "pinocchio_median_s") * 1e6
+            t = [B.num(table.get(robot=nm, algo=a, r=r) or {}, "pinocchio_round_median_min_s") * 1e6
                  for nm in names]
             ax.plot(x + (ORDERS.index(r) - (len(ORDERS) - 1) / 2) * width, t, marker, ms=14,
                     mew=2.5, label=f"Pinocchio r = {r}")
@@ -252,8 +252,11 @@ def main(argv=None):
                     help="robots to measure (default: all)")
     args = ap.parse_args(argv)
     stem = B.output_stem(args, "bench_robots")
-    table = B.ResultTable(f"{stem}.csv", FIELDS, ["robot", "algo", "r"], fresh=args.fresh,
-                          stamp=B.machine())
+    table = B.ResultTable(f"{stem}.csv", FIELDS, ["robot", "algo", "r"], stamp=B.stamp(),
+                          resume=args.resume)
+    note = table.resume_note()
+    if note:
+        print(note)
     measure(args, table, args.robots)
     report(table, args.robots)
     png = plot(table, args.robots, stem)
