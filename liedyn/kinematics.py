@@ -24,8 +24,8 @@ Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 
 import numpy as np
 
-from ._checks import (OK, about_base, check_motion, check_motion_slow, check_order, motion_args,
-                      raise_for)
+from ._checks import (NOT_FINITE, OK, _all_finite, about_base, check_motion, check_motion_slow,
+                      check_order, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .model import check_model
 from .results import KinematicsResult, unshift_pose, unshift_twist
@@ -164,6 +164,9 @@ def _forward_kinematics(model, ws, C0, about_base, Vb, q, K):
         return status
     set_base(model, ws, C0, about_base, Vb, K + 1)
     kinematics(model, ws, q, K)
+    if not (_all_finite(ws.C.reshape(-1)) and _all_finite(ws.V[:K + 1].reshape(-1))
+            and _all_finite(ws.S[:K + 1].reshape(-1))):
+        return NOT_FINITE
     return OK
 
 
