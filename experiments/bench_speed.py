@@ -96,12 +96,18 @@ def _forward_loop(K, model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V, q, W0, tau)
         forward_dynamics_kernel(model, ws, C0, False, V0, q0, tau_in, Wb, W_app, r, V, q, W0, tau)
 
 
-KERNEL_LOOP = 200     # kernel calls per timed call of the compiled loops
+def kernel_loop(model):
+    """Kernel calls per timed call of the compiled loops: enough to make the
+    loop's own call cost negligible, few enough that one timed call lasts
+    about as long as a whole call of the public function (a long call is
+    likelier to be interrupted by other load, which would bias the
+    difference)."""
+    return max(1, round(200 / model.n_bodies))
 
 
 def _kernels_alone(model, r, rng):
     """Zero-argument callables running the inverse and forward kernels
-    ``KERNEL_LOOP`` times in a compiled loop (no Python between calls)."""
+    ``kernel_loop(model)`` times in a compiled loop (no Python between calls)."""
     C0, Vb, q = B.inverse_inputs(model, r, rng)
     res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
     wi, wf = liedyn.Workspace(model, r), liedyn.Workspace(model, r)
@@ -113,8 +119,8 @@ def _kernels_alone(model, r, rng):
              np.empty((r + 1, n)))
     _inverse_loop(1, *iargs)
     _forward_loop(1, *fargs)
-    return (lambda: _inverse_loop(KERNEL_LOOP, *iargs),
-            lambda: _forward_loop(KERNEL_LOOP, *fargs))
+    K = kernel_loop(model)
+    return lambda: _inverse_loop(K, *iargs), lambda: _forward_loop(K, *fargs)
 
 
 def _hybrid_all_force(model, r, rng):
@@ -131,22 +137,21 @@ def _hybrid_all_force(model, r, rng):
 def section_small(calls, rng, rows):
     """The aerial manipulator against Pinocchio, hybrid against forward, and
     the per-call cost outside the kernels (also at N = 101)."""
-    fns = {}
+    fns, loops = {}, {}
     for tag, model in (("N=7", aerial_manipulator()), ("N=101", B.tree(B.N_BOD_AT_101))):
         for r in ((0, 1, 5) if tag == "N=7" else (0,)):
             fns[f"{tag} ID r={r}"], fns[f"{tag} FD r={r}"] = _inverse_forward(model, r, rng, True)
             ki, kf = _kernels_alone(model, r, rng)
-            fns[f"{tag} ID r={r} kernel x{KERNEL_LOOP}"] = ki
-            fns[f"{tag} FD r={r} kernel x{KERNEL_LOOP}"] = kf
+            fns[f"{tag} ID r={r} kernel"], fns[f"{tag} FD r={r} kernel"] = ki, kf
+            loops[f"{tag} ID r={r} kernel"] = loops[f"{tag} FD r={r} kernel"] = kernel_loop(model)
         if tag == "N=7":
             fns["N=7 HD all force-driven r=0"] = _hybrid_all_force(model, 0, rng)
             for name, fn in (_pinocchio(model, rng) or {}).items():
                 fns[f"N=7 {name}"] = fn
     t = B.time_calls(fns, calls)
     stat = {}
-    for name, v in t.items():
-        scale = 1.0 / KERNEL_LOOP if "kernel x" in name else 1.0
-        key = name.replace(f" x{KERNEL_LOOP}", "")
+    for key, v in t.items():
+        scale = 1.0 / loops.get(key, 1)
         stat[key] = v["round_median_min"] * scale
         rows.append(dict(section="small", quantity=key, value=v["mean"] * scale * 1e6, unit="us"))
         rows.append(dict(section="small robust", quantity=key,
