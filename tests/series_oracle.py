@@ -218,7 +218,7 @@ def newton_euler(model, base_pose, V0, q, applied=None):
         sub[p] = sub[p] + sub[j]
         tau[j - 1] = (mul(screw[j][:, None, :], sub[j][:, :, None], np.matmul)[:, 0, 0]
                       + model.joint_armature[j] * qdd[:, j - 1]
-                      + model.joint_damping[j] * qd[:L - 2, j - 1])             # S_jᵀ W_j + I_a q̈ + b q̇
+                      + model.joint_damping[j] * qd[:L - 2, j - 1])   # S_jᵀ W_j + I_a q̈ + b q̇
     tau = np.stack(tau, axis=1) if tau else np.zeros((L - 2, 0), dtype=dt)
     return dict(W0=sub[0], tau=tau, momentum=momentum, twist=np.stack(twist, 1),
                 screw=np.stack(screw, 1))

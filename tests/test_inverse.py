@@ -173,10 +173,11 @@ K_MAX = 4
 # bounded per component by h²/6 · sup_{|ξ|≤h} |x⁽³⁾(ξ)|. The sup comes from the
 # Taylor coefficients at 0 of the series oracle: |x⁽ᵐ⁾(ξ)| ≤ Σ_j |x⁽ᵐ⁺ʲ⁾(0)| h^j/j!,
 # summed to j = 2 and doubled for the rest of the series (measured error/bound
-# ≤ 0.50: the error is the predicted leading term, the 2 is the margin). Rounding: each sample carries
-# ~100·eps relative error of its largest entry (a sum over ≤ 12 bodies of products
-# of O(1) factors), divided by 2h. The pose integrator (4th-order Magnus, 16 steps
-# over 2e-3) adds < 1e-20.
+# ≤ 0.50: the error is the predicted leading term, the 2 is the margin).
+# Rounding: each sample carries ~100·eps relative error of its largest entry (a
+# sum over ≤ 12 bodies of products of O(1) factors), divided by 2h; the size of
+# that entry also from the oracle (×2 for its change over the stencil). The pose
+# integrator (4th-order Magnus, 16 steps over 2e-3) adds < 1e-20.
 #
 # Sharper: subtracting the leading term, fd − h²/6 · x⁽ᵏ⁺³⁾(0) − x⁽ᵏ⁺¹⁾(0) = h⁴/120 · x⁽ᵏ⁺⁵⁾(ξ),
 # which checks the jets to ~1e-10 relative instead of ~1e-6.
@@ -567,7 +568,7 @@ def test_body_jets_are_read_only():
     for name in ("body_pose", "twist", "screw", "momentum", "wrench"):
         a = getattr(res, name)
         assert not a.flags.writeable, name
-        with pytest.raises(ValueError, match="read-only"):
+        with pytest.raises(ValueError, match=r"^assignment destination is read-only"):
             a[...] = 0.0
         assert getattr(res, name) is a, f"{name}: read once, then kept"
 
