@@ -343,6 +343,9 @@ def test_bad_inputs_name_the_argument():
     for change, err, name in bad:
         with pytest.raises(err, match=rf"^{name}:"):
             liedyn.hybrid_dynamics(model, **{**ok, **change})
+    # the split and the force jets are keyword-only
+    with pytest.raises(TypeError):
+        liedyn.hybrid_dynamics(model, None, ok["base_twist"], ok["q"], R, [0])
     # unused entries may hold anything: q rows ≥ 2 of force-driven joints,
     # tau of motion-driven ones, base twist rows ≥ 1 of a wrench-driven base
     rng_j = np.random.default_rng(232)

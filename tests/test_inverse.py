@@ -559,6 +559,10 @@ def test_fixed_base_accepts_none_or_a_zero_twist_jet():
     assert np.array_equal(a.base_wrench, b.base_wrench) and np.array_equal(a.tau, b.tau)
     with pytest.raises(ValueError, match=r"^base_twist:"):
         liedyn.inverse_dynamics(FIXED, **{**kw, "base_twist": np.zeros((2, 6))})
+    q = np.zeros((3, FIXED.n_joints))
+    a = liedyn.forward_kinematics(FIXED, None, None, q, 1)
+    b = liedyn.forward_kinematics(FIXED, None, np.zeros((2, 6)), q, 1)
+    assert np.array_equal(a.twist, b.twist) and np.array_equal(a.body_pose, b.body_pose)
 
 
 def test_body_jets_are_read_only():
