@@ -230,9 +230,6 @@ def test_round_trip_recovers_the_reference_jets():
                          atol=1e-12 * np.abs(res["wrench_body"]).max(), what="thrust")
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="experiments/aerial_manipulator.py still calls forward_dynamics_batch "
-                          "with the old positional state and force arguments")
 def test_experiment_script_runs():
     """experiments.aerial_manipulator.run, the script behind Fig. 3, on the
     same criteria as above (two samples, orders 0 and 1)."""

@@ -71,7 +71,7 @@ def test_batch_keeps_body_jets_only_in_a_batch_workspace():
     r, B = 1, 4
     C0, Vb, q = _samples(model, rng, B, r)
     ID = liedyn.inverse_dynamics_batch(model, C0, Vb, q, r)
-    with pytest.raises(RuntimeError, match="^V: a batch call keeps body jets only in a batch"):
+    with pytest.raises(RuntimeError, match="^twist: a batch call keeps body jets only in a batch"):
         ID.twist
     ws = liedyn.Workspace(model, r, samples=B)
     kept = liedyn.inverse_dynamics_batch(model, C0, Vb, q, r, workspace=ws)

@@ -107,7 +107,7 @@ def test_hybrid_force_jets_follow_the_same_policy(tau, exc, msg):
     (np.ones(5, bool), ValueError, "^motion_driven: a boolean mask must have shape"),
     ([0.5], TypeError, "^motion_driven: expected a boolean mask or joint columns"),
     (None, TypeError, "^motion_driven:"),
-    (["nope"], ValueError, "^name: unknown joint 'nope'"),
+    (["nope"], ValueError, "^motion_driven: unknown joint 'nope'"),
 ])
 def test_hybrid_joint_selection_is_unambiguous(mask, exc, msg):
     with pytest.raises(exc, match=msg):
