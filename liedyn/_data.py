@@ -15,7 +15,7 @@ MODEL_FIELDS = ("floating_base", "body_parent", "joint_screw", "body_home", "bod
                 "body_com", "body_rot_inertia", "joint_armature", "joint_damping", "gravity")
 
 WORKSPACE_FIELDS = ("order", "binom", "o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W",
-                    "MA", "U", "D", "L")
+                    "MA", "U", "D", "L", "base_twist", "q", "base_wrench", "tau")
 
 
 def _plain_handle(name, fields):

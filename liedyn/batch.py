@@ -49,15 +49,16 @@ def _inverse_dynamics_batch(model, binom, lo, hi, C0, base, Vb, q, W_app, r, W0,
     ws = new_workspace_data(model.body_parent.shape[0], r, binom)
     for b in range(lo, hi):
         status[b] = inverse_dynamics_kernel(model, ws, _one(C0, b), base, _one(Vb, b), q[b],
-                                            _one(W_app, b), r, W0[b], tau[b])
+                                            _one(W_app, b), r)
+        W0[b] = ws.base_wrench                          # the block's scratch serves the next sample
+        tau[b] = ws.tau
 
 
 @njit
-def _inverse_dynamics_batch_kept(model, wsb, lo, hi, C0, base, Vb, q, W_app, r, W0, tau,
-                                 status):
+def _inverse_dynamics_batch_kept(model, wsb, lo, hi, C0, base, Vb, q, W_app, r, status):
     for b in range(lo, hi):
         status[b] = inverse_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), base,
-                                            _one(Vb, b), q[b], _one(W_app, b), r, W0[b], tau[b])
+                                            _one(Vb, b), q[b], _one(W_app, b), r)
 
 
 @njit
@@ -66,17 +67,20 @@ def _forward_dynamics_batch(model, binom, lo, hi, C0, base, V0, q0, tau_in, Wb, 
     ws = new_workspace_data(model.body_parent.shape[0], r, binom)
     for b in range(lo, hi):
         status[b] = forward_dynamics_kernel(model, ws, _one(C0, b), base, _one(V0, b), q0[b],
-                                            tau_in[b], _one(Wb, b), _one(W_app, b), r,
-                                            V_out[b], q[b], W0[b], tau[b])
+                                            tau_in[b], _one(Wb, b), _one(W_app, b), r)
+        V_out[b] = ws.base_twist                        # the block's scratch serves the next sample
+        q[b] = ws.q
+        W0[b] = ws.base_wrench
+        tau[b] = ws.tau
 
 
 @njit
 def _forward_dynamics_batch_kept(model, wsb, lo, hi, C0, base, V0, q0, tau_in, Wb, W_app, r,
-                                 V_out, q, W0, tau, status):
+                                 status):
     for b in range(lo, hi):
         status[b] = forward_dynamics_kernel(model, sample_data(wsb, b), _one(C0, b), base,
                                             _one(V0, b), q0[b], tau_in[b], _one(Wb, b),
-                                            _one(W_app, b), r, V_out[b], q[b], W0[b], tau[b])
+                                            _one(W_app, b), r)
 
 
 _KERNELS = {
@@ -119,19 +123,22 @@ def _run(kernel, B, threads, head, tail):
         w.join()
 
 
-def _dispatch(kind, model, ws, r, B, threads, tail):
-    """Run the batch kernel of ``kind`` over ``B`` samples, keeping every
-    sample's scratch in the batch workspace ``ws`` if one is given; returns
-    the workspace's call number (``None`` without one)."""
+def _dispatch(kind, model, ws, r, B, threads, inputs, outputs):
+    """Run the batch kernel of ``kind`` over ``B`` samples: into ``outputs``
+    (with one scratch per block), or, given a batch workspace ``ws``, with
+    every sample's scratch and outputs kept in it. Returns ``(status,
+    call number)`` (``None`` without a workspace)."""
+    status = np.empty(B, dtype=np.int64)
     if ws is None:
-        _run(_KERNELS[kind, False], B, threads, (model._data, binomials(r + 3)), tail)
-        return None
+        _run(_KERNELS[kind, False], B, threads, (model._data, binomials(r + 3)),
+             inputs + outputs + (status,))
+        return status, None
     call = ws._acquire()
     try:
-        _run(_KERNELS[kind, True], B, threads, (model._data, ws._data), tail)
+        _run(_KERNELS[kind, True], B, threads, (model._data, ws._data), inputs + (status,))
     finally:
         ws._release()
-    return call
+    return status, call
 
 
 def _batch_arg(x, name, tail, B=None):
@@ -231,16 +238,15 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
     B, C0, Vb, qj = _batch_motion(model, base_pose, base_twist, q, r + 2, r + 3)
     Wa = _batch_applied(model, applied, r + 1, B)
     ws = _workspace(model, r, workspace, B)
-    W0 = np.empty((B, r + 1, 6))
-    tau = np.empty((B, r + 1, model.n_joints))
-    status = np.empty(B, dtype=np.int64)
-    call = _dispatch("inverse", model, ws, r, B, threads,
-                     (C0, about_base(reference), Vb, qj, Wa, r, W0, tau, status))
+    out = dict(base_wrench=np.empty((B, r + 1, 6)), tau=np.empty((B, r + 1, model.n_joints)))
+    status, call = _dispatch("inverse", model, ws, r, B, threads,
+                             (C0, about_base(reference), Vb, qj, Wa, r),
+                             (out["base_wrench"], out["tau"]))
     _raise_for_sample(status, model, lambda b: (
         check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), qj[b], r + 2,
                           r + 3),
         check_applied_slow(model, _sample(applied, b), r + 1)))
-    return InverseDynamicsResult(ws, call, W0, tau)
+    return InverseDynamicsResult(ws, call, None if ws is not None else out)
 
 
 def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_wrench=None,
@@ -290,17 +296,14 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
         Wb = base_wrench_arg(model, base_wrench, r + 1, False)[None]
     Wa = _batch_applied(model, applied, r + 1, B)
     ws = _workspace(model, r, workspace, B)
-    V_out = np.empty((B, r + 2, 6))
-    q_out = np.empty((B, r + 3, n))
-    W0 = np.empty((B, r + 1, 6))
-    tau_out = np.empty((B, r + 1, n))
-    status = np.empty(B, dtype=np.int64)
-    call = _dispatch("forward", model, ws, r, B, threads,
-                     (C0, about_base(reference), V0, q0, tau_in, Wb, Wa, r, V_out, q_out, W0,
-                      tau_out, status))
+    out = dict(base_twist=np.empty((B, r + 2, 6)), q=np.empty((B, r + 3, n)),
+               base_wrench=np.empty((B, r + 1, 6)), tau=np.empty((B, r + 1, n)))
+    status, call = _dispatch("forward", model, ws, r, B, threads,
+                             (C0, about_base(reference), V0, q0, tau_in, Wb, Wa, r),
+                             (out["base_twist"], out["q"], out["base_wrench"], out["tau"]))
     _raise_for_sample(status, model, lambda b: (
         check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), q0[b], 1, 2),
         check_jet(tau_in[b], "tau", (r + 1, n)),
         check_jet(Wb[b], "base_wrench", (r + 1, 6)) if model.floating_base else None,
         check_applied_slow(model, _sample(applied, b), r + 1)))
-    return ForwardDynamicsResult(ws, call, V_out, q_out, W0, tau_out)
+    return ForwardDynamicsResult(ws, call, None if ws is not None else out)

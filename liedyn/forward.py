@@ -11,17 +11,17 @@ Glossary (``model``, ``ws``: compiled handles)
 ``q0``      (2, n)       the state ``q``, ``q̇``
 ``tau_in``  (r+1, n)     joint force jets ``τ^(0..r)``
 ``Wb``      (r+1, 6)     base wrench jet ``W₀^(0..r)`` (floating), or empty
-``V_out``   (r+2, 6)     output: ``V₀^(0..r+1)`` (world origin)
-``q``       (r+3, n)     output: ``q^(0..r+2)``
-``W0``      (r+1, 6)     output: ``W₀^(0..r)`` (the input, or the reaction)
-``tau``     (r+1, n)     output: a copy of ``tau_in``
+``ws.base_twist``   (r+2, 6)  output: ``V₀^(0..r+1)`` (world origin)
+``ws.q``            (r+3, n)  output: ``q^(0..r+2)``
+``ws.base_wrench``  (r+1, 6)  output: ``W₀^(0..r)`` (the input, or the reaction)
+``ws.tau``          (r+1, n)  output: a copy of ``tau_in``
 ==========  ===========  ======================================================
 """
 
 import numpy as np
 
 from ._checks import (_NO_APPLIED, BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite,
-                      about_base, applied_arg, check_applied_slow, check_jet, check_motion,
+                      about_base, applied_arg, plain, check_applied_slow, check_jet, check_motion,
                       check_motion_slow, force_arg, is_applied, is_jet, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
@@ -47,10 +47,10 @@ def check_base_applied(model, Wb, W_app, r, base_wrench_driven):
 
 
 @njit(inline=True)
-def base_outputs(ws, V_in, Wb, r, base_motion, V_out, W0):
-    """The base jets about the world origin: the given ones copied, the
+def base_outputs(ws, V_in, Wb, r, base_motion):
+    """The base jets about the reference point: the given ones copied, the
     solved ones mapped back from ``o`` (SPEC §1)."""
-    d = ws.d
+    d, V_out, W0 = ws.d, ws.base_twist, ws.base_wrench
     for k in range(r + 2):
         if k < V_in.shape[0]:
             V_out[k] = V_in[k]
@@ -64,9 +64,9 @@ def base_outputs(ws, V_in, Wb, r, base_motion, V_out, W0):
 
 
 @njit
-def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app, r, V_out, q,
-                            W0, tau):
-    """Orders ``0..r`` (SPEC §5); returns a status."""
+def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app, r):
+    """Orders ``0..r`` (SPEC §5) into the workspace's outputs; returns a status."""
+    q, tau = ws.q, ws.tau
     status = check_motion(model, C0, V0, q0, 1, 2)
     if status == OK and not is_jet(tau_in, r + 1, q0.shape[1]):
         status = BAD_TAU
@@ -83,9 +83,9 @@ def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app
                               fixed)
     if status != OK:
         return status
-    base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed, V_out, W0)
-    if not (_all_finite(V_out.reshape(-1)) and _all_finite(q.reshape(-1))
-            and _all_finite(W0.reshape(-1))):
+    base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
+    if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
+            and _all_finite(ws.base_wrench.reshape(-1))):
         return NOT_FINITE
     return OK
 
@@ -95,9 +95,13 @@ _EMPTY_WRENCH = np.zeros((0, 6))
 _EMPTY_WRENCH.setflags(write=False)
 
 
-def motion_force_outputs(r, n):
-    """Fresh ``(V₀^(0..r+1), q^(0..r+2), W₀^(0..r), τ^(0..r))`` for one call."""
-    return np.empty((r + 2, 6)), np.empty((r + 3, n)), np.empty((r + 1, 6)), np.empty((r + 1, n))
+def force_args(model, tau, base_wrench, rows, driven):
+    """``(tau, base_wrench)`` for a kernel: the arguments themselves when they
+    are plain arrays (the kernel checks shapes and values), else converted."""
+    if driven and plain(tau, 2) and plain(base_wrench, 2):
+        return tau, base_wrench
+    return force_arg(tau, "tau", rows, model.n_joints), base_wrench_arg(model, base_wrench, rows,
+                                                                          driven)
 
 
 def base_wrench_arg(model, base_wrench, rows, driven):
@@ -166,16 +170,14 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     base = False if reference == "world" else about_base(reference)
     n = model.n_joints
     C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
-    tau_in = force_arg(tau, "tau", r + 1, n)
-    Wb = base_wrench_arg(model, base_wrench, r + 1, model.floating_base)
+    tau_in, Wb = force_args(model, tau, base_wrench, r + 1, model.floating_base)
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
-    out = motion_force_outputs(r, n)
-    status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r, *out)
+    status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r)
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, 1, 2),
             check_jet(tau, "tau", (r + 1, n)),
             check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
             check_applied_slow(model, applied, r + 1)))
-    return ForwardDynamicsResult(ws, call, *out)
+    return ForwardDynamicsResult(ws, call)

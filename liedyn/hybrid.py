@@ -37,7 +37,7 @@ from ._checks import (_NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK, _a
                       check_type, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
-from .forward import base_outputs, base_wrench_arg, check_base_applied, motion_force_outputs
+from .forward import base_outputs, base_wrench_arg, check_base_applied
 from .model import check_model_order
 from .results import HybridDynamicsResult
 from .workspace import workspace_for
@@ -56,8 +56,9 @@ def _known_finite(x, motion, rows_from, want_motion):
 
 @njit
 def hybrid_dynamics_kernel(model, ws, C0, about_base, Vb, q_in, tau_in, Wb, W_app, r, motion,
-                           base_motion, V_out, q, W0, tau):
-    """Orders ``0..r`` (SPEC §6); returns a status."""
+                           base_motion):
+    """Orders ``0..r`` (SPEC §6) into the workspace's outputs; returns a status."""
+    q, tau = ws.q, ws.tau
     n = model.body_parent.shape[0] - 1
     floating = model.floating_base
     V0 = Vb[:1] if floating else Vb[:0]
@@ -86,9 +87,9 @@ def hybrid_dynamics_kernel(model, ws, C0, about_base, Vb, q_in, tau_in, Wb, W_ap
                               motion, base_motion)
     if status != OK:
         return status
-    base_outputs(ws, prescribed if base_motion else V0, Wb, r, base_motion, V_out, W0)
-    if not (_all_finite(V_out.reshape(-1)) and _all_finite(q.reshape(-1))
-            and _all_finite(W0.reshape(-1)) and _all_finite(tau.reshape(-1))):
+    base_outputs(ws, prescribed if base_motion else V0, Wb, r, base_motion)
+    if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
+            and _all_finite(ws.base_wrench.reshape(-1)) and _all_finite(tau.reshape(-1))):
         return NOT_FINITE
     return OK
 
@@ -238,11 +239,10 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     motion = np.concatenate([[False], mask])
     ws = workspace_for(model, r, workspace)
-    out = motion_force_outputs(r, n)
     status, call = ws._serve(_HYBRID_DYNAMICS, model, C0, base, Vb, qj, tauj, Wb, Wa, r, motion,
-                             base_motion, *out)
+                             base_motion)
     if status != OK:
         raise_for(status, model, lambda: (
             base_pose is None or check_pose(base_pose, "base_pose"),
             check_applied_slow(model, applied, r + 1)))
-    return HybridDynamicsResult(ws, call, *out, mask, base_motion)
+    return HybridDynamicsResult(ws, call, mask, base_motion)

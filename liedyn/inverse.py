@@ -11,8 +11,8 @@ the base origin ``o``, SPEC §1)
 ``ws.Pi``   (r+2, N, 6)      momentum jets ``Π_j^(k) = (M_j V_j)^(k)``
 ``ws.W``    (r+1, N, 6)      wrench jets ``W_j^(k)`` transmitted by joint j
 ``W_app``   (r+1, N, 6)      applied wrench jets (world origin), or empty
-``W0``      (r+1, 6)         output: base wrench jet ``W₀^(k)`` (world origin)
-``tau``     (r+1, n)         output: joint force jets ``τ_j^(k)``
+``ws.base_wrench``  (r+1, 6)  output: base wrench jet ``W₀^(k)`` (world origin)
+``ws.tau``  (r+1, n)         output: joint force jets ``τ_j^(k)``
 ==========  ===============  ================================================
 
 Outward pass: kinematics (§3) and per-body inertia/momentum jets.
@@ -76,8 +76,10 @@ def _inward(model, ws, q, r, tau):
 
 
 @njit
-def inverse_dynamics_kernel(model, ws, C0, about_base, Vb, q, W_app, r, W0, tau):
-    """Orders ``0..r`` into ``W0`` and ``tau``; returns a status (SPEC §4)."""
+def inverse_dynamics_kernel(model, ws, C0, about_base, Vb, q, W_app, r):
+    """Orders ``0..r`` into ``ws.base_wrench`` and ``ws.tau``; returns a status
+    (SPEC §4)."""
+    W0, tau = ws.base_wrench, ws.tau
     status = check_motion(model, C0, Vb, q, r + 2, r + 3)
     if status != OK:
         return status
@@ -144,11 +146,9 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
     Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
-    W0 = np.empty((r + 1, 6))
-    tau = np.empty((r + 1, model.n_joints))
-    status, call = ws._serve(_INVERSE_DYNAMICS, model, C0, base, Vb, qj, Wa, r, W0, tau)
+    status, call = ws._serve(_INVERSE_DYNAMICS, model, C0, base, Vb, qj, Wa, r)
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
             check_applied_slow(model, applied, r + 1)))
-    return InverseDynamicsResult(ws, call, W0, tau)
+    return InverseDynamicsResult(ws, call)

@@ -1,16 +1,19 @@
 """Typed results of the algorithms.
 
-Every result owns its principal outputs (the force or motion jets the call
-solved for). Body jets (poses, twists, screws, momenta, wrenches,
-articulated inertias of every body) stay in the call's workspace, computed
-about the base origin ``o`` (SPEC §1), and are mapped back to the call's
-reference point (the world origin, or the base origin with
-``reference="base"``) and copied when first read: one adjoint per jet, so a
-result that never reads them pays nothing. Body poses are in the world. If a later call has used the same workspace
-before they are read, reading them raises ``RuntimeError`` rather than
-returning another call's numbers.
+A result reads everything from its call's workspace: the principal outputs
+(the force or motion jets the call solved for) are the workspace's
+read-only output arrays, and the body jets (poses, twists, screws, momenta,
+wrenches, articulated inertias of every body), computed about the base
+origin ``o`` (SPEC §1), are mapped back to the call's reference point (the
+world origin, or the base origin with ``reference="base"``) and copied when
+first read: one adjoint per jet, so a result that never reads them pays
+nothing. Body poses are in the world. Once a later call has used the same
+workspace, every attribute raises ``RuntimeError`` rather than return
+another call's numbers. A call without a workspace has one of its own, so
+its result never expires.
 
-Batch results are the same types with a leading sample axis.
+Batch results are the same types with a leading sample axis; without a
+batch workspace they own their outputs and keep no body jets.
 """
 
 import numpy as np
@@ -76,22 +79,39 @@ def _owned(name, doc):
     return property(lambda self: getattr(self, slot), doc=doc)
 
 
-class _Result:
-    """Owned outputs as read-only attributes, body jets read lazily from a workspace."""
+# ------------------------------------------------------------- the types --
 
-    __slots__ = ("_ws", "_call", "_cache")
+def _output(name, doc):
+    """A read-only attribute: the output array ``name`` of the call."""
+    return property(lambda self: self._output(name), doc=doc)
+
+
+class _Result:
+    """Outputs and body jets read from a workspace (or, for a batch without
+    a batch workspace, outputs owned by the result)."""
+
+    __slots__ = ("_ws", "_call", "_cache", "_owned")
     _fields = ()
 
-    def _scratch(self, name, field, point):
+    def __init__(self, ws, call, owned=None):
+        self._ws, self._call, self._cache, self._owned = ws, call, None, owned
+
+    def _live(self, name):
+        """The workspace, if this result's call was the last to use it."""
         ws = self._ws
         if ws is None:
             raise RuntimeError(f"{name}: a batch call keeps body jets only in a batch workspace; "
                                f"pass workspace=liedyn.Workspace(model, order, samples=B)")
         if ws._calls != self._call:
             raise RuntimeError(f"{name}: the workspace of this result has since served another "
-                               f"call, which overwrote its body jets; read them before reusing "
-                               f"the workspace, or call without workspace=")
-        return getattr(ws, field), getattr(ws, point)
+                               f"call, which overwrote it; read the result before reusing the "
+                               f"workspace (copy what you keep), or call without workspace=")
+        return ws
+
+    def _output(self, name):
+        if self._owned is not None:
+            return self._owned[name]
+        return getattr(self._live(name), name)
 
     def _body(self, name, field, unshift, point="d"):
         """Body quantity ``field`` of the workspace, mapped from the
@@ -100,7 +120,8 @@ class _Result:
         if self._cache is None:
             self._cache = {}
         if name not in self._cache:
-            out = unshift(*self._scratch(name, field, point))
+            ws = self._live(name)
+            out = unshift(getattr(ws, field), getattr(ws, point))
             out.setflags(write=False)
             self._cache[name] = out
         return self._cache[name]
@@ -127,7 +148,10 @@ class _Result:
         return self._body("wrench", "W", unshift_wrench)
 
     def __repr__(self):
-        fields = ", ".join(f"{k}={np.shape(getattr(self, k))}" for k in self._fields)
+        try:
+            fields = ", ".join(f"{k}={np.shape(getattr(self, k))}" for k in self._fields)
+        except RuntimeError:
+            fields = "expired: its workspace served a later call"
         return f"{type(self).__name__}({fields})"
 
 
@@ -171,15 +195,10 @@ class InverseDynamicsResult(_Result):
         Body jets (see the properties), read from the workspace on first access.
     """
 
-    __slots__ = ("_base_wrench", "_tau")
+    __slots__ = ()
     _fields = ("base_wrench", "tau")
-
-    def __init__(self, ws, call, base_wrench, tau):
-        self._ws, self._call, self._cache = ws, call, None
-        self._base_wrench, self._tau = base_wrench, tau
-
-    base_wrench = _owned("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
-    tau = _owned("tau", "``τ^(k)`` (r+1, n).")
+    base_wrench = _output("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
+    tau = _output("tau", "``τ^(k)`` (r+1, n).")
 
     @property
     def momentum(self):
@@ -207,24 +226,18 @@ class ForwardDynamicsResult(_Result):
         Body quantities (see the properties), read on first access.
     """
 
-    __slots__ = ("_base_twist", "_q", "_base_wrench", "_tau")
+    __slots__ = ()
     _fields = ("base_twist", "q", "base_wrench", "tau")
-
-    def __init__(self, ws, call, base_twist, q, base_wrench, tau):
-        self._ws, self._call, self._cache = ws, call, None
-        self._base_twist, self._q, self._base_wrench, self._tau = base_twist, q, base_wrench, tau
-
-    base_twist = _owned("base_twist", "``V₀^(k)`` (r+2, 6), world frame.")
-    q = _owned("q", "``q^(k)`` (r+3, n).")
-    base_wrench = _owned("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
-    tau = _owned("tau", "``τ^(k)`` (r+1, n).")
+    base_twist = _output("base_twist", "``V₀^(k)`` (r+2, 6), world frame.")
+    q = _output("q", "``q^(k)`` (r+3, n).")
+    base_wrench = _output("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
+    tau = _output("tau", "``τ^(k)`` (r+1, n).")
 
     @property
     def articulated_inertia(self):
         """``M^A_j`` (N, 6, 6), world frame: formed once per call and used at
         every order (Lemma 2)."""
         return self._body("articulated_inertia", "MA", unshift_inertia)
-
 
 
 class HybridDynamicsResult(ForwardDynamicsResult):
@@ -250,13 +263,16 @@ class HybridDynamicsResult(ForwardDynamicsResult):
         eliminated from ``M^A``).
     """
 
-    __slots__ = ("_motion_driven", "_base_motion_driven")
+    __slots__ = ("motion_driven", "base_motion_driven")
     _fields = ForwardDynamicsResult._fields + ("motion_driven", "base_motion_driven")
 
-    def __init__(self, ws, call, base_twist, q, base_wrench, tau, motion_driven,
-                 base_motion_driven):
-        super().__init__(ws, call, base_twist, q, base_wrench, tau)
-        self._motion_driven, self._base_motion_driven = motion_driven, base_motion_driven
+    def __init__(self, ws, call, motion_driven, base_motion_driven):
+        super().__init__(ws, call)
+        motion_driven.setflags(write=False)
+        object.__setattr__(self, "motion_driven", motion_driven)
+        object.__setattr__(self, "base_motion_driven", base_motion_driven)
 
-    motion_driven = _owned("motion_driven", "(n,) bool: joints whose motion was prescribed.")
-    base_motion_driven = _owned("base_motion_driven", "Whether the base motion was prescribed.")
+    def __setattr__(self, name, value):
+        if name in ("motion_driven", "base_motion_driven"):
+            raise AttributeError(f"HybridDynamicsResult is frozen: cannot set {name!r}")
+        object.__setattr__(self, name, value)

@@ -23,6 +23,11 @@ Fields (``N`` bodies, ``r`` the order; SPEC §1 gives the symbols)
 ``D``      (N,)             pivots ``D_j``
 ``L``      (6, 6)           Cholesky factor of ``M^A_0``
 =========  ===============  ====================================================
+
+Outputs of the call (world frame, or as the call's ``reference``), which its
+result reads: ``base_twist`` (r+2, 6), ``q`` (r+3, n), ``base_wrench``
+(r+1, 6), ``tau`` (r+1, n). They are read-only to Python; only the kernels
+write them.
 """
 
 from functools import lru_cache
@@ -52,15 +57,18 @@ def binomials(n):
 
 
 def scratch_shapes(N, r):
-    """Shapes of the scratch fields, in :data:`liedyn._data.WORKSPACE_FIELDS` order
-    after ``order`` and ``binom``."""
+    """Shapes of the scratch and output fields, in :data:`liedyn._data.WORKSPACE_FIELDS`
+    order after ``order`` and ``binom``."""
     return ((3,), (3,), (N, 4, 4), (N, 4, 4), (r + 2, N, 6), (r + 2, N, 6), (r + 3, N, 3),
-            (r + 2, N, 3, 3), (r + 2, N, 6), (r + 1, N, 6), (N, 6, 6), (N, 6), (N,), (6, 6))
+            (r + 2, N, 3, 3), (r + 2, N, 6), (r + 1, N, 6), (N, 6, 6), (N, 6), (N,), (6, 6),
+            (r + 2, 6), (r + 3, N - 1), (r + 1, 6), (r + 1, N - 1))
 
 
 @njit
-def _workspace_data(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L):
-    return WorkspaceData(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L)
+def _workspace_data(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L, base_twist, q,
+                    base_wrench, tau):
+    return WorkspaceData(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L, base_twist, q,
+                         base_wrench, tau)
 
 
 @njit
@@ -72,7 +80,9 @@ def new_workspace_data(N, r, binom):
                          np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)),
                          np.empty((r + 3, N, 3)), np.empty((r + 2, N, 3, 3)),
                          np.empty((r + 2, N, 6)), np.empty((r + 1, N, 6)),
-                         np.empty((N, 6, 6)), np.empty((N, 6)), np.empty(N), np.empty((6, 6)))
+                         np.empty((N, 6, 6)), np.empty((N, 6)), np.empty(N), np.empty((6, 6)),
+                         np.empty((r + 2, 6)), np.empty((r + 3, N - 1)), np.empty((r + 1, 6)),
+                         np.empty((r + 1, N - 1)))
 
 
 @njit
@@ -80,27 +90,29 @@ def sample_data(ws, b):
     """The handle of sample ``b`` of a batch workspace (views, no copy)."""
     return WorkspaceData(ws.order, ws.binom, ws.o[b], ws.d[b], ws.F[b], ws.C[b], ws.S[b], ws.V[b],
                          ws.c[b], ws.Ic[b], ws.Pi[b], ws.W[b], ws.MA[b], ws.U[b], ws.D[b],
-                         ws.L[b])
+                         ws.L[b], ws.base_twist[b], ws.q[b], ws.base_wrench[b], ws.tau[b])
 
 
 _MAKE = Kernel(_workspace_data)          # single-sample arrays
 _MAKE_BATCH = Kernel(_workspace_data)    # the same with a leading sample axis
 
 _FIELDS = ("o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W", "MA", "U", "D", "L")
+OUTPUTS = ("base_twist", "q", "base_wrench", "tau")
 
 
 class Workspace:
     """Scratch arrays for one ``(model, order)``, reused call after call.
 
     Pass ``workspace=Workspace(model, order)`` to an algorithm and the call
-    allocates nothing of size ``N``: only its small outputs (``base_wrench``,
-    ``tau``, ``q``, …), which the result owns. The body jets of the result
-    (``twist``, ``screw``, ``momentum``, ``wrench``, ``body_pose``,
-    ``articulated_inertia``) are read from the workspace when first
-    accessed; once a later call has used the same workspace they are gone,
-    and reading them raises ``RuntimeError`` (read them first, or call
-    without a workspace). Without a workspace every call allocates fresh
-    scratch that only its result references.
+    allocates nothing: its outputs (``base_wrench``, ``tau``, ``q``,
+    ``base_twist``) are read-only arrays of the workspace, like Pinocchio's
+    ``Data``, and the body jets of the result (``twist``, ``screw``,
+    ``momentum``, ``wrench``, ``body_pose``, ``articulated_inertia``) are read
+    from it when first accessed. Once a later call has used the same
+    workspace, the result's attributes raise ``RuntimeError`` rather than
+    return that call's numbers; arrays taken from the result before then
+    hold the later call's values (copy what you keep). Without a workspace
+    every call allocates fresh scratch that only its result references.
 
     A workspace serves one call at a time: a call that finds it in use by
     another thread raises ``RuntimeError`` instead of corrupting it. Give
@@ -118,7 +130,8 @@ class Workspace:
         outputs.
     """
 
-    __slots__ = ("model", "order", "samples", "binom", "_data", "_free", "_calls") + _FIELDS
+    __slots__ = ("model", "order", "samples", "binom", "_data", "_free", "_calls") + _FIELDS + \
+        OUTPUTS
 
     def __init__(self, model, order, samples=None):
         check_model(model)
@@ -139,10 +152,12 @@ class Workspace:
         self.binom = binomials(r + 3)
         lead = () if samples is None else (samples,)
         arrays = [np.zeros(lead + s) if f in ("o", "d") else np.empty(lead + s)
-                  for f, s in zip(_FIELDS, scratch_shapes(model.n_bodies, r))]
-        for f, a in zip(_FIELDS, arrays):
+                  for f, s in zip(_FIELDS + OUTPUTS, scratch_shapes(model.n_bodies, r))]
+        for f, a in zip(_FIELDS + OUTPUTS, arrays):
             setattr(self, f, a)
         self._data = (_MAKE if samples is None else _MAKE_BATCH).call(r, self.binom, *arrays)
+        for f in OUTPUTS:               # results hand these out: the kernels alone write them
+            getattr(self, f).setflags(write=False)
         self._free = [True]   # one token: list.pop and append are atomic under the GIL
         self._calls = 0
 

@@ -414,10 +414,11 @@ def test_each_kernel_is_compiled_once_for_every_base_and_order():
     assert (len(_forward_dynamics.signatures), len(_hybrid_dynamics.signatures)) == compiled
 
 
-def test_outputs_are_owned_and_body_jets_read_only():
-    """A result's jets survive a later call on the same workspace; its body
-    jets (about the base origin inside the kernel, world frame outside) are
-    read-only and equal forward kinematics of the returned motion."""
+def test_outputs_expire_with_their_workspace_and_body_jets_are_read_only():
+    """A result's jets are the workspace's, read-only; a later call on the
+    same workspace makes them unavailable (copies taken before stay); its
+    body jets (about the base origin inside the kernel, world frame outside)
+    are read-only and equal forward kinematics of the returned motion."""
     rng = np.random.default_rng(161)
     model = random_tree(rng, 5)
     n = model.n_joints
@@ -431,9 +432,11 @@ def test_outputs_are_owned_and_body_jets_read_only():
     fk = liedyn.forward_kinematics(model, C0, a.base_twist, a.q, 3)
     assert_close(twist, fk.twist[:4], rtol=1e-12, atol=1e-12, what="twist vs kinematics")
     assert_close(a.body_pose, fk.body_pose, rtol=0, atol=1e-13, what="poses")
+    assert not a.q.flags.writeable and not a.base_twist.flags.writeable
     q_before = a.q.copy()
-    liedyn.forward_dynamics(*args, **{**kw, "tau": rng.normal(size=(3, n))})
-    assert np.array_equal(a.q, q_before)
-    with pytest.raises(RuntimeError, match=r"^wrench: the workspace of this result has since "
-                                           r"served another call"):
-        a.wrench
+    b = liedyn.forward_dynamics(*args, **{**kw, "tau": rng.normal(size=(3, n))})
+    assert not np.array_equal(b.q, q_before)                     # the workspace moved on
+    for name in ("q", "base_twist", "wrench"):
+        with pytest.raises(RuntimeError, match=rf"^{name}: the workspace of this result has "
+                                               r"since served another call"):
+            getattr(a, name)
