@@ -107,6 +107,57 @@ def _exp_se3_into(V, t, out):
 
 
 @njit(inline=True)
+def _log_so3_into(R, out):
+    """``out[:] = log R`` (principal branch, ``|w| ≤ π``): ``θ = atan2(|s|, cos θ)``
+    with ``s = vee(R − Rᵀ)/2 = sin θ · e``; within ``SMALL_ANGLE`` of ``π`` the
+    axis comes from the symmetric part ``e eᵀ = (sym R − cos θ I)/(1 − cos θ)``,
+    its best-conditioned column."""
+    sx = 0.5 * (R[2, 1] - R[1, 2])
+    sy = 0.5 * (R[0, 2] - R[2, 0])
+    sz = 0.5 * (R[1, 0] - R[0, 1])
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    theta = np.arctan2(np.sqrt(sx * sx + sy * sy + sz * sz), c)
+    if theta < np.pi - SMALL_ANGLE:
+        A = _abc(theta)[0]
+        out[0], out[1], out[2] = sx / A, sy / A, sz / A
+        return
+    i = 0
+    for k in range(1, 3):
+        if R[k, k] > R[i, i]:
+            i = k
+    Eii = (R[i, i] - c) / (1.0 - c)
+    scale = theta / np.sqrt(Eii)
+    for k in range(3):
+        out[k] = ((0.5 * (R[k, i] + R[i, k]) - (c if k == i else 0.0)) / (1.0 - c)) * scale
+    if out[0] * sx + out[1] * sy + out[2] * sz < 0.0:
+        for k in range(3):
+            out[k] = -out[k]
+
+
+@njit(inline=True)
+def _log_into(C, out):
+    """``out[:] = log C`` on SE(3): ``w = log R``, ``v = J⁻¹ p`` with
+    ``J⁻¹ = I − ŵ/2 + D ŵ²``, ``D = (1 − A/2B)/θ²`` (series below ``SMALL_ANGLE``)."""
+    _log_so3_into(C[:3, :3], out)
+    wx, wy, wz = out[0], out[1], out[2]
+    t2 = wx * wx + wy * wy + wz * wz
+    theta = np.sqrt(t2)
+    if theta < SMALL_ANGLE:
+        D = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0
+    else:
+        A, B, _ = _abc(theta)
+        D = (1.0 - A / (2.0 * B)) / t2
+    px, py, pz = C[0, 3], C[1, 3], C[2, 3]
+    cx = wy * pz - wz * py                       # ŵ p
+    cy = wz * px - wx * pz
+    cz = wx * py - wy * px
+    wp = wx * px + wy * py + wz * pz             # ŵ² p = w (w·p) − θ² p
+    out[3] = px - 0.5 * cx + D * (wx * wp - t2 * px)
+    out[4] = py - 0.5 * cy + D * (wy * wp - t2 * py)
+    out[5] = pz - 0.5 * cz + D * (wz * wp - t2 * pz)
+
+
+@njit(inline=True)
 def _Ad_into(C, X, out):
     """``out[:] = Ad_C X`` for a 4×4 pose ``C`` and twist ``X``."""
     R = C[:3, :3]
@@ -258,36 +309,17 @@ def log_so3(R):
     ``θ = π`` the axis comes from the symmetric part, where ``s`` has lost it.
     """
     R = check_rotation(R, "R")
-    s = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-    c = 0.5 * (np.trace(R) - 1.0)
-    sn = np.linalg.norm(s)
-    theta = np.arctan2(sn, c)
-    if theta < np.pi - SMALL_ANGLE:
-        A = _abc(theta)[0]
-        return s / A
-    # e eᵀ = (sym(R) − cos θ I) / (1 − cos θ); take the best-conditioned column
-    E = (0.5 * (R + R.T) - c * np.eye(3)) / (1.0 - c)
-    i = int(np.argmax(np.diag(E)))
-    e = E[:, i] / np.sqrt(E[i, i])
-    if e @ s < 0.0:
-        e = -e
-    return theta * e
+    out = np.empty(3)
+    _log_so3_into(R, out)
+    return out
 
 
 def log(C):
     """Principal logarithm on SE(3), ``(4, 4) → (6,)``; inverse of :func:`exp`."""
     C = check_pose(C, "C")
-    w = log_so3(C[:3, :3])
-    theta = np.linalg.norm(w)
-    if theta < SMALL_ANGLE:
-        t2 = theta * theta
-        D = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0
-    else:
-        A, B, _ = _abc(theta)
-        D = (1.0 - A / (2.0 * B)) / (theta * theta)
-    W = hat(w)
-    Jinv = np.eye(3) - 0.5 * W + D * (W @ W)
-    return np.concatenate([w, Jinv @ C[:3, 3]])
+    out = np.empty(6)
+    _log_into(C, out)
+    return out
 
 
 def inv(C):
