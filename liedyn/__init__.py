@@ -13,6 +13,7 @@ from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
 from .workspace import Workspace
+from . import control
 
 __all__ = [
     "se3", "Model", "ModelBuilder", "Revolute", "Prismatic", "check_inertia", "Workspace",
@@ -23,5 +24,6 @@ __all__ = [
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
+    "control",
 ]
 __version__ = "0.1.0"
