@@ -12,6 +12,7 @@ from .kinematics import forward_kinematics
 from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
+from .simulate import Inputs, SimulationError, State, Trajectory, simulate
 from .workspace import Workspace
 from . import control
 
@@ -24,6 +25,7 @@ __all__ = [
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
+    "simulate", "State", "Inputs", "Trajectory", "SimulationError",
     "control",
 ]
 __version__ = "0.1.0"
