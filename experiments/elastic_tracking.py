@@ -77,12 +77,21 @@ FULL = dict(horizon=30.0, dt=1e-3)
 # ------------------------------------------------------------ reference --
 
 def reference_target(reference, relative_degree):
-    """``t ↦ Target`` with the jets a law of ``relative_degree`` reads."""
+    """``t ↦ Target`` with the jets a law of ``relative_degree`` reads. The
+    last few targets are kept: RK4's stages share their times (``t + h/2``
+    twice, ``t + h`` again as the next step's ``t``)."""
     rho = relative_degree
+    memo = {}
 
     def target(t):
-        return control.Target(q=reference.joint_jet(t, rho + 1), base_pose=reference.base_pose(t),
-                              base_twist=reference.base_twist_jet(t, rho))
+        T = memo.get(t)
+        if T is None:
+            if len(memo) >= 4:
+                memo.clear()
+            T = memo[t] = control.Target(q=reference.joint_jet(t, rho + 1),
+                                         base_pose=reference.base_pose(t),
+                                         base_twist=reference.base_twist_jet(t, rho))
+        return T
     return target
 
 
@@ -220,13 +229,6 @@ def decay_rate(t, e, window=FIT_WINDOW):
 
 # ------------------------------------------------------------------ runs --
 
-def on_reference(law, target):
-    """State at ``t = 0`` on the target, actuators included (zero error jets)."""
-    T0 = target(0.0)
-    return State(base_pose=T0.base_pose, base_twist=T0.base_twist[0], q=T0.q[0], qd=T0.q[1],
-                 extra=law.actuator_state(T0))
-
-
 def _with_extra(state, m):
     """``state`` with the first ``m`` actuator states (the comparison laws
     keep fewer controller states than the exact one)."""
@@ -264,7 +266,7 @@ def run_all(horizon, dt, progress=True):
     table_of_laws = laws(model, ref)
     exact = {"elastic": table_of_laws["exact"][1], "rotor": table_of_laws["rotor lag: exact"][1]}
     starts = {group: {"perturbed": perturbed_start(law, law.reference),
-                      "on the reference": on_reference(law, law.reference)}
+                      "on the reference": law.state_on(law.reference(0.0))}
               for group, law in exact.items()}
     out = {}
     for name, (group, law, plant, m) in table_of_laws.items():

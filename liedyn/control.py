@@ -40,13 +40,14 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from ._checks import (OK, _all_finite, as_array, check_pose, check_scalar, check_type,
-                            check_motion_slow, is_pose, motion_args, plain)
+from ._checks import (OK, _all_finite, as_array, check_motion_slow, check_pose, check_scalar,
+                      check_type, is_pose, motion_args, plain)
 from ._jit import Kernel, njit
 from .forward import forward_dynamics
 from .inverse import inverse_dynamics
 from .model import check_model
 from .se3 import _Ad_into, _ad_acc, _coad_acc, _inv_into, _log_into
+from .simulate import Inputs, State
 from .workspace import Workspace, binomials
 
 __all__ = [
@@ -194,7 +195,7 @@ def _base_error_jets(C0, V, Cd, Vd, binom, err):
     for k in range(m):                       # Y holds D^k ΔV, rows 0..m−k
         if k + 1 < err.shape[0]:
             _Ad_into(Cdi, Y[0], err[k + 1])
-        for j in range(m - k):               # (D Y)^(j) = Y^(j+1) − Σ_a binom(j,a) ad_{V_d^(a)} Y^(j−a)
+        for j in range(m - k):               # (D Y)^(j), SPEC §11.3
             for i in range(6):
                 Z[j, i] = Y[j + 1, i]
             for a in range(j + 1):
@@ -510,9 +511,13 @@ _SPRING = Kernel(_spring)
 _MOTOR = Kernel(_motor)
 
 
-def _inputs(**kw):
-    from . import Inputs
-    return Inputs(**kw)
+def _state_on(model, target, extra):
+    """A :class:`liedyn.State` at the target's pose, twist and joint jets, with
+    the actuator state ``extra``."""
+    Cd, Vd, qd = _target_arrays(model, target, 1)
+    if not model.floating_base:
+        return State(q=qd[0], qd=qd[1], extra=extra)
+    return State(base_pose=Cd, base_twist=Vd[0], q=qd[0], qd=qd[1], extra=extra)
 
 
 class ElasticJointLaw:
@@ -595,10 +600,15 @@ class ElasticJointLaw:
         rate[:n] = x[n:2 * n]
         rate[n:2 * n] = (u[:n] - tau) / self.motor_inertia
         if not self.model.floating_base:
-            return _inputs(tau=tau, extra_rate=rate)
+            return Inputs(tau=tau, extra_rate=rate)
         rate[2 * n:2 * n + 6] = x[2 * n + 6:]
         rate[2 * n + 6:] = u[n:]
-        return _inputs(tau=tau, base_wrench=x[2 * n:2 * n + 6].copy(), extra_rate=rate)
+        return Inputs(tau=tau, base_wrench=x[2 * n:2 * n + 6].copy(), extra_rate=rate)
+
+    def state_on(self, target):
+        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
+        and :meth:`actuator_state`): from it the law tracks with zero error."""
+        return _state_on(self.model, target, self.actuator_state(target))
 
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
@@ -729,10 +739,15 @@ class RotorLagLaw:
         rate = np.empty(self.n_extra)
         rate[off:] = u[off:]
         if not self.model.floating_base:
-            return _inputs(tau=x.copy(), extra_rate=rate)
+            return Inputs(tau=x.copy(), extra_rate=rate)
         rate[:6] = (u[:6] - x[:6]) / self.time_constant
-        return _inputs(tau=x[6:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:6]),
+        return Inputs(tau=x[6:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:6]),
                        extra_rate=rate)
+
+    def state_on(self, target):
+        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
+        and :meth:`actuator_state`): from it the law tracks with zero error."""
+        return _state_on(self.model, target, self.actuator_state(target))
 
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
