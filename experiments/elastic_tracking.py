@@ -343,7 +343,7 @@ def plot(out, env, stem):
     lines = ((("exact", "perturbed"), "C0", "-", "exact (order-2 inverse dynamics)"),
              (("(a) rigid computed torque", "perturbed"), "C3", "-", "(a) rigid computed torque"),
              (("(b) no tau'' (order-1 law)", "perturbed"), "C2", "-",
-              "(b) drops τ̈ (order-1 law)"),
+              r"(b) drops $\ddot\tau$ (order-1 law)"),
              (("exact", "on the reference"), "C0", ":", "exact, started on the reference"))
     alpha_q, alpha_b = env["elastic"]
     fig, axes = plt.subplots(2, 4, figsize=(15, 6.6), sharex=True)
@@ -355,8 +355,8 @@ def plot(out, env, stem):
             ax.semilogy(d["traj"].time, _floor(np.abs(d["eq"][:, j])), color=c, ls=ls, lw=1.0,
                         label=lab)
         ax.semilogy(t, envelope(POLES, np.abs(alpha_q[:, j]), t), "k--", lw=1.0,
-                    label="designed envelope Σ|α_i| e^{p_i t}")
-        ax.set_title(f"joint q{j + 2}: |q − q_d| (rad)", fontsize=9)
+                    label=r"designed envelope $\sum_i |\alpha_i|\, e^{p_i t}$")
+        ax.set_title(f"joint $q_{j + 2}$: " + r"$|q - q_d|$ (rad)", fontsize=9)
     for k, (sl, what) in enumerate(((slice(0, 3), "rotation (rad)"),
                                     (slice(3, 6), "translation (m)"))):
         ax = axes.flat[6 + k]
@@ -366,16 +366,17 @@ def plot(out, env, stem):
                         ls=ls, lw=1.0, label=lab)
         ax.semilogy(t, envelope(POLES, np.linalg.norm(alpha_b[:, sl], axis=1), t), "k--",
                     lw=1.0)
-        ax.set_title(f"base: |log(C_d⁻¹C₀)|, {what}", fontsize=9)
+        ax.set_title(r"base: $|\log(C_d^{-1} C_0)|$, " + what, fontsize=9)
     for ax in axes.flat:
         ax.grid(True, which="both", alpha=0.3)
         ax.set_ylim(1e-15, 1.0)
     for ax in axes[1]:
         ax.set_xlabel("t (s)")
-    axes.flat[0].legend(fontsize=7, loc="lower left")
+    fig.legend(*axes.flat[0].get_legend_handles_labels(), loc="lower center", ncol=5,
+               fontsize=8, frameon=False)
     fig.suptitle(f"Elastic-joint aerial manipulator on the reference motion: K = {STIFFNESS:g} "
                  f"N m/rad, B = {MOTOR_INERTIA:g} kg m², poles {tuple(POLES)}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.savefig(f"{stem}.png", dpi=130)
     plt.close(fig)
 
@@ -395,16 +396,17 @@ def plot(out, env, stem):
                      label="designed envelope")
     axes[1].semilogy(tr, envelope(ROTOR_POLES, np.linalg.norm(alpha_b, axis=1), tr), "k--",
                      label="designed envelope")
-    axes[0].set_title("joints: max_j |q_j − q_d,j| (rad)", fontsize=9)
-    axes[1].set_title("base: |log(C_d⁻¹C₀)|", fontsize=9)
+    axes[0].set_title(r"joints: $\max_j |q_j - q_{d,j}|$ (rad)", fontsize=9)
+    axes[1].set_title(r"base: $|\log(C_d^{-1} C_0)|$", fontsize=9)
     for ax in axes:
         ax.set_xlabel("t (s)")
         ax.set_ylim(1e-15, 1.0)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle(f"Rotor lag T_m = {TIME_CONSTANT:g} s and torque-rate joint drives, "
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8,
+               frameon=False)
+    fig.suptitle(f"Rotor lag $T_m$ = {TIME_CONSTANT:g} s and torque-rate joint drives, "
                  f"poles {tuple(ROTOR_POLES)}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(f"{stem}_rotor_lag.png", dpi=130)
     plt.close(fig)
 
