@@ -187,7 +187,7 @@ def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
         return None
     try:
         import pinocchio as pin
-        from tests.pinocchio_oracle import to_pinocchio
+        from liedyn.interop.pinocchio import to_pinocchio
     except ImportError:
         return None
     pm = to_pinocchio(model)

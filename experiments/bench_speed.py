@@ -8,6 +8,13 @@ each a table printed and written to ``paper_figures/bench_speed.csv``
 (``bench_speed_full.csv`` with ``--full``; the growth fits also to
 ``bench_speed.png``):
 
+0. The aerial manipulator (N = 7), the size of real robots: inverse and
+   forward dynamics (with a workspace) at r = 0, 1, 5 against Pinocchio's
+   ``rnea`` and ``aba`` on the same tree; hybrid dynamics with every joint
+   force-driven against forward dynamics (what forward dynamics would pay
+   for hybrid's branches); and the cost outside the kernels: the whole
+   call minus the compiled kernel alone (the same kernel run in a compiled
+   loop), at N = 7 and N = 101.
 1. N = 101 (5 branches × 20 links): inverse and forward dynamics per call at
    r = 0, 1, 5, 10, with fresh scratch and with a :class:`liedyn.Workspace`,
    interleaved with Pinocchio's ``rnea`` and ``aba`` and with the first time
@@ -28,6 +35,10 @@ each a table printed and written to ``paper_figures/bench_speed.csv``
    included) and one with the cache warm: import, first inverse and first
    forward call.
 
+A last table checks the speed targets against these rows (the ratios of the
+robust statistic, the smallest of the per-round medians, which discounts
+bursts of other load on a shared machine; the means are in the CSV too).
+
 The top-level README's speed paragraph is generated from this CSV by
 ``python -m experiments.reproduce`` (:mod:`experiments._readme`).
 """
@@ -43,6 +54,10 @@ import numpy as np
 from tqdm import tqdm
 
 import liedyn
+from liedyn._jit import njit
+from liedyn.forward import forward_dynamics_kernel
+from liedyn.hybrid import hybrid_dynamics_kernel
+from liedyn.inverse import inverse_dynamics_kernel
 from experiments import _bench as B
 from experiments import _fit
 from experiments._provenance import stamp
@@ -69,11 +84,147 @@ def _inverse_forward(model, r, rng, workspace=False):
             lambda: liedyn.forward_dynamics(*fargs, **fkw, workspace=wf))
 
 
+@njit
+def _inverse_loop(K, model, ws, C0, V, q, W_app, r, W0, tau):
+    for _ in range(K):
+        inverse_dynamics_kernel(model, ws, C0, False, V, q, W_app, r, W0, tau)
+
+
+@njit
+def _forward_loop(K, model, ws, C0, V0, q0, tau_in, Wb, W_app, r, V, q, W0, tau):
+    for _ in range(K):
+        forward_dynamics_kernel(model, ws, C0, False, V0, q0, tau_in, Wb, W_app, r, V, q, W0, tau)
+
+
+def kernel_loop(model):
+    """Kernel calls per timed call of the compiled loops: enough to make the
+    loop's own call cost negligible, few enough that one timed call lasts
+    about as long as a whole call of the public function (a long call is
+    likelier to be interrupted by other load, which would bias the
+    difference)."""
+    return max(1, round(200 / model.n_bodies))
+
+
+def _kernels_alone(model, r, rng):
+    """Zero-argument callables running the inverse and forward kernels
+    ``kernel_loop(model)`` times in a compiled loop (no Python between calls)."""
+    C0, Vb, q = B.inverse_inputs(model, r, rng)
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
+    wi, wf = liedyn.Workspace(model, r), liedyn.Workspace(model, r)
+    n, none = model.n_joints, np.zeros((0, 0, 6))
+    iargs = (model._data, wi._data, C0, Vb, q, none, r, np.empty((r + 1, 6)),
+             np.empty((r + 1, n)))
+    fargs = (model._data, wf._data, C0, Vb[:1], q[:2], res.tau, res.base_wrench, none, r,
+             np.empty((r + 2, 6)), np.empty((r + 3, n)), np.empty((r + 1, 6)),
+             np.empty((r + 1, n)))
+    _inverse_loop(1, *iargs)
+    _forward_loop(1, *fargs)
+    K = kernel_loop(model)
+    return lambda: _inverse_loop(K, *iargs), lambda: _forward_loop(K, *fargs)
+
+
+def _hybrid_all_force(model, r, rng):
+    """Hybrid dynamics with every joint force-driven: forward dynamics
+    through the kernel that carries hybrid's branches."""
+    C0, Vb, q = B.inverse_inputs(model, r, rng)
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
+    ws = liedyn.Workspace(model, r)
+    mask = np.zeros(model.n_joints, dtype=bool)
+    return lambda: liedyn.hybrid_dynamics(model, C0, Vb, q, r, motion_driven=mask, tau=res.tau,
+                                          base_wrench=res.base_wrench, workspace=ws)
+
+
+def section_small(calls, rng, rows):
+    """The aerial manipulator against Pinocchio, hybrid against forward, and
+    the per-call cost outside the kernels (also at N = 101)."""
+    fns, loops = {}, {}
+    for tag, model in (("N=7", aerial_manipulator()), ("N=101", B.tree(B.N_BOD_AT_101))):
+        for r in ((0, 1, 5) if tag == "N=7" else (0,)):
+            fns[f"{tag} ID r={r}"], fns[f"{tag} FD r={r}"] = _inverse_forward(model, r, rng, True)
+            ki, kf = _kernels_alone(model, r, rng)
+            fns[f"{tag} ID r={r} kernel"], fns[f"{tag} FD r={r} kernel"] = ki, kf
+            loops[f"{tag} ID r={r} kernel"] = loops[f"{tag} FD r={r} kernel"] = kernel_loop(model)
+        if tag == "N=7":
+            fns["N=7 HD all force-driven r=0"] = _hybrid_all_force(model, 0, rng)
+            for name, fn in (_pinocchio(model, rng) or {}).items():
+                fns[f"N=7 {name}"] = fn
+    t = B.time_calls(fns, calls)
+    stat = {}
+    for key, v in t.items():
+        scale = 1.0 / loops.get(key, 1)
+        stat[key] = v["round_median_min"] * scale
+        rows.append(dict(section="small", quantity=key, value=v["mean"] * scale * 1e6, unit="us"))
+        rows.append(dict(section="small robust", quantity=key,
+                         value=v["round_median_min"] * scale * 1e6, unit="us"))
+    lines = []
+    for tag in ("N=7", "N=101"):
+        for r in ((0, 1, 5) if tag == "N=7" else (0,)):
+            for alg in ("ID", "FD"):
+                whole, kern = stat[f"{tag} {alg} r={r}"], stat[f"{tag} {alg} r={r} kernel"]
+                rows.append(dict(section="overhead", quantity=f"{tag} {alg} r={r} whole - kernel",
+                                 value=(whole - kern) * 1e6, unit="us"))
+                lines.append([f"{tag} {alg} r={r}", B.us(whole), B.us(kern), B.us(whole - kern)])
+    B.print_table("per call, workspace reused (smallest per-round median): the whole call, the "
+                  "kernel alone, and the difference", ["", "whole us", "kernel us", "outside us"],
+                  lines)
+    ratios = [("N=7 HD all force-driven / FD r=0", stat["N=7 HD all force-driven r=0"]
+               / stat["N=7 FD r=0"])]
+    if "N=7 pinocchio rnea" in stat:
+        ratios += [("N=7 ID r=0 / pinocchio rnea", stat["N=7 ID r=0"] / stat["N=7 pinocchio rnea"]),
+                   ("N=7 FD r=0 / pinocchio aba", stat["N=7 FD r=0"] / stat["N=7 pinocchio aba"]),
+                   ("N=7 ID r=1 / pinocchio d/dt rnea",
+                    stat["N=7 ID r=1"] / stat["N=7 pinocchio d/dt rnea"]),
+                   ("N=7 FD r=1 / pinocchio d/dt aba",
+                    stat["N=7 FD r=1"] / stat["N=7 pinocchio d/dt aba"])]
+    ratios += [(f"N=7 {a} r=5 / {a} r=0", stat[f"N=7 {a} r=5"] / stat[f"N=7 {a} r=0"])
+               for a in ("ID", "FD")]
+    for name, x in ratios:
+        rows.append(dict(section="small ratio", quantity=name, value=x, unit="ratio"))
+    B.print_table("aerial manipulator, ratios in the same run (smallest per-round medians)",
+                  ["ratio", "value"], [[n, f"{x:.2f}"] for n, x in ratios])
+
+
+# (target, section and quantity of the row it reads, limit)
+TARGETS = [
+    ("outside the kernels, inverse, N=7 r=0", ("overhead", "N=7 ID r=0 whole - kernel"), 2.0),
+    ("outside the kernels, forward, N=7 r=0", ("overhead", "N=7 FD r=0 whole - kernel"), 2.0),
+    ("outside the kernels, inverse, N=101 r=0", ("overhead", "N=101 ID r=0 whole - kernel"), 2.0),
+    ("outside the kernels, forward, N=101 r=0", ("overhead", "N=101 FD r=0 whole - kernel"), 2.0),
+    ("N=7 inverse r=0 / rnea", ("small ratio", "N=7 ID r=0 / pinocchio rnea"), 3.0),
+    ("N=7 forward r=0 / aba", ("small ratio", "N=7 FD r=0 / pinocchio aba"), 3.0),
+    ("N=7 inverse r=5 / own r=0", ("small ratio", "N=7 ID r=5 / ID r=0"), 5.0),
+    ("N=7 forward r=5 / own r=0", ("small ratio", "N=7 FD r=5 / FD r=0"), 5.0),
+    ("N=101 inverse r=1 / Pinocchio's derivative route",
+     ("N=101 robust ratio", "ID r=1 / pinocchio d/dt rnea"), 1.0 / 3.0),
+    ("N=101 forward r=0 / aba", ("N=101 robust ratio", "FD r=0 / pinocchio aba"), 1.0),
+    ("N=101 forward r=5 / aba", ("N=101 robust ratio", "FD r=5 / pinocchio aba"), 3.3),
+    ("N=101 inverse r=5 / rnea", ("N=101 robust ratio", "ID r=5 / pinocchio rnea"), 3.7),
+]
+
+
+def section_targets(rows):
+    """Each speed target against the value measured in this run."""
+    have = {(r["section"], r["quantity"]): r["value"] for r in rows}
+    lines = []
+    for name, key, limit in TARGETS:
+        if key not in have:
+            lines.append([name, "not measured", f"{limit:.3g}", ""])
+            continue
+        x = have[key]
+        met = x <= limit
+        rows.append(dict(section="targets", quantity=f"{name} (limit {limit:.3g})",
+                         value=x, unit="met" if met else "missed"))
+        lines.append([name, f"{x:.3g}", f"{limit:.3g}",
+                      "met" if met else f"missed by {100 * (x / limit - 1):.0f}%"])
+    B.print_table("speed targets (µs or ratios of the robust statistic, this run)",
+                  ["target", "measured", "limit", ""], lines)
+
+
 def _pinocchio(model, rng):
     """Pinocchio's rnea, aba and the first-derivative routes, or ``None``."""
     try:
         import pinocchio as pin
-        from tests.pinocchio_oracle import to_pinocchio
+        from liedyn.interop.pinocchio import to_pinocchio
     except ImportError:
         return None
     pm = to_pinocchio(model)
@@ -104,20 +255,28 @@ def section_101(calls, rng, rows):
         fns.update({f"ID r={r}": fi, f"FD r={r}": ff, f"ID r={r} ws": wi, f"FD r={r} ws": wf})
     pin = _pinocchio(model, rng) if B.PIN_BYTES_PER_NV3 * model.nv ** 3 < 2.5e9 else None
     fns.update(pin or {})
-    t = {k: v["mean"] for k, v in B.time_calls(fns, calls).items()}
+    timed = B.time_calls(fns, calls)
+    t = {k: v["mean"] for k, v in timed.items()}
+    robust = {k: v["round_median_min"] for k, v in timed.items()}
     for name, s in t.items():
         rows.append(dict(section="N=101", quantity=name, value=s * 1e6, unit="us"))
-    lines = [[name, B.us(s)] for name, s in t.items()]
-    B.print_table("N = 101, mean time per call", ["call", "us"], lines)
+        rows.append(dict(section="N=101 robust", quantity=name, value=robust[name] * 1e6,
+                         unit="us"))
+    lines = [[name, B.us(s), B.us(robust[name])] for name, s in t.items()]
+    B.print_table("N = 101, time per call", ["call", "mean us", "robust us"], lines)
     if pin:
-        ratios = [("ID r=0 / pinocchio rnea", t["ID r=0"] / t["pinocchio rnea"]),
-                  ("FD r=0 / pinocchio aba", t["FD r=0"] / t["pinocchio aba"]),
-                  ("ID r=1 / pinocchio d/dt rnea", t["ID r=1"] / t["pinocchio d/dt rnea"]),
-                  ("FD r=1 / pinocchio d/dt aba", t["FD r=1"] / t["pinocchio d/dt aba"])]
-        for name, x in ratios:
-            rows.append(dict(section="N=101 ratio", quantity=name, value=x, unit="ratio"))
-        B.print_table("ratios of means in the same run", ["ratio", "value"],
-                      [[n, f"{x:.2f}"] for n, x in ratios])
+        pairs = [("ID r=0", "pinocchio rnea"), ("FD r=0", "pinocchio aba"),
+                 ("ID r=1", "pinocchio d/dt rnea"), ("FD r=1", "pinocchio d/dt aba"),
+                 ("ID r=5", "pinocchio rnea"), ("FD r=5", "pinocchio aba")]
+        lines = []
+        for a, b in pairs:       # with a workspace: Pinocchio reuses its Data as well
+            for section, stat in (("N=101 ratio", t), ("N=101 robust ratio", robust)):
+                rows.append(dict(section=section, quantity=f"{a} / {b}",
+                                 value=stat[f"{a} ws"] / stat[b], unit="ratio"))
+            lines.append([f"{a} / {b}", f"{t[f'{a} ws'] / t[b]:.2f}",
+                          f"{robust[f'{a} ws'] / robust[b]:.2f}"])
+        B.print_table("ratios in the same run (liedyn with a workspace)",
+                      ["ratio", "of means", "of robust"], lines)
 
 
 def section_batch(rng, rows):
@@ -154,9 +313,9 @@ def section_batch(rng, rows):
         rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} batch / single",
                          value=ratio, unit="ratio"))
         lines.append([alg, B.us(t[f"{alg} batch"]), B.us(t[f"{alg} single"]), f"{ratio:.3f}"])
-    B.print_table(f"aerial manipulator (N = 7), r = 5, {S} samples, {liedyn._jit.get_num_threads()} "
-                  f"threads: mean per-sample time", ["", "batch us", "single us", "batch/single"],
-                  lines)
+    B.print_table(f"aerial manipulator (N = 7), r = 5, {S} samples, "
+                  f"{liedyn.batch.available_cores()} threads: mean per-sample time",
+                  ["", "batch us", "single us", "batch/single"], lines)
 
 
 def section_growth(full, calls, rng, rows, progress):
@@ -304,11 +463,13 @@ def main(argv=None):
     rows = []
     stem = B.output_stem(args, "bench_speed")
     stem.parent.mkdir(parents=True, exist_ok=True)
-    steps = [("N = 101 against Pinocchio", lambda: section_101(calls, rng, rows)),
+    steps = [("small robots", lambda: section_small(calls, rng, rows)),
+             ("N = 101 against Pinocchio", lambda: section_101(calls, rng, rows)),
              ("batched trajectories", lambda: section_batch(rng, rows)),
              ("growth in N and r", lambda: section_growth(args.full, calls, rng, rows, progress)),
              ("memory", lambda: section_memory(rows)),
-             ("start-up", lambda: section_startup(rows))]
+             ("start-up", lambda: section_startup(rows)),
+             ("targets", lambda: section_targets(rows))]
     growth = None
     try:
         for name, step in tqdm(steps, desc="bench_speed", disable=not progress):

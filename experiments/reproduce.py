@@ -55,6 +55,7 @@ STUDIES = (
     ("bench_casadi", "Fig. 4c: CasADi AD baseline cost against r", True),
     ("bench_summary", "Fig. 4: the paper's laws fitted to all costs", False),
     ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up", False),
+    ("bench_robots", "real robots from their URDFs: cost against Pinocchio, r = 0, 1, 2, 5", True),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)

@@ -6,10 +6,13 @@ from .batch import forward_dynamics_batch, inverse_dynamics_batch
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
 from .forward import forward_dynamics
+from .frames import FrameKinematicsResult, frame_jacobian, frame_kinematics, frame_pose
 from .hybrid import hybrid_dynamics
+from .ik import InverseKinematicsResult, inverse_kinematics
 from .inverse import inverse_dynamics
 from .kinematics import forward_kinematics
 from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
+from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
 from .simulate import Inputs, SimulationError, State, Trajectory, simulate
@@ -25,6 +28,9 @@ __all__ = [
     "mass_matrix", "coriolis_matrix", "gravity_vector", "damping_matrix",
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
+    "frame_pose", "frame_kinematics", "frame_jacobian", "FrameKinematicsResult",
+    "inverse_kinematics", "InverseKinematicsResult",
+    "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError",
     "control",
 ]

@@ -302,7 +302,7 @@ def check_applied_slow(model, applied, rows):
 def is_applied(W_app, rows, N):
     """Status of the applied wrench jets (empty: none)."""
     return W_app.shape[0] == 0 or (W_app.shape[0] == rows and W_app.shape[1] == N
-                                   and _all_finite(W_app.reshape(-1)))
+                                   and W_app.shape[2] == 6 and _all_finite(W_app.reshape(-1)))
 
 
 def force_arg(x, name, rows, cols):

@@ -395,6 +395,12 @@ def _describe(exc):
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+# Floating-point contraction only: a·b + c may become one fused multiply-add
+# (one rounding instead of two, never less accurate); no reassociation, no
+# assumptions about NaN or infinities, so results stay deterministic.
+FASTMATH = {"contract"}
+
+
 def njit(fn=None, *, inline=False):
     """Compile ``fn`` with numba (cached, no Python fallback, GIL released)
     when available.
@@ -408,7 +414,7 @@ def njit(fn=None, *, inline=False):
         return lambda f: njit(f, inline=inline)
     if _numba is None:  # pragma: no cover
         return fn
-    kernel = _numba.njit(nogil=True, inline="always" if inline else "never")(fn)
+    kernel = _numba.njit(nogil=True, fastmath=FASTMATH, inline="always" if inline else "never")(fn)
     if isinstance(kernel, _Dispatcher):      # not with NUMBA_DISABLE_JIT=1
         kernel._cache = _KernelCache(fn)
     return kernel

@@ -299,6 +299,10 @@ def _run(model, base_pose, base_twist, q, applied, r, want_c, reference):
     if model.floating_base and not base:
         for X, axes in ((Mq, (-2, -1)), (Cq, (-2, -1)), (gq, (-1,)), (Qq, (-1,))):
             _unshift_base(X, ws.d, axes)
+        # rows then columns round the two triangles of the base block
+        # differently; keep M^(k) exactly symmetric, as the kernel makes it
+        Mb = Mq[:, :6, :6]
+        Mq[:, :6, :6] = np.triu(Mb) + np.swapaxes(np.triu(Mb, 1), -1, -2)
     return Mq, Cq, gq, Qq
 
 

@@ -113,7 +113,7 @@ def joint_mask(model, motion_driven, name="motion_driven"):
     if a.size == 0:
         return np.zeros(n, dtype=np.bool_)
     if a.dtype.kind in "US":
-        cols = [model.joint_index(str(x)) for x in a]
+        cols = [model._lookup("joint", str(x), name) for x in a]
     elif a.dtype.kind in "iu":
         if a.size == n and set(a.tolist()) <= {0, 1} and n > 1:
             raise TypeError(f"{name}: ambiguous integers {a.tolist()}: a mask must have dtype "

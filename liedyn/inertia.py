@@ -86,24 +86,25 @@ def _rot_inertia_order(j, k, V, binom, Ic):
     xx = yy = zz = xy = xz = yz = 0.0
     for a in range(k):
         b = binom[k - 1, a]
-        w0, w1, w2 = V[a, j, 0], V[a, j, 1], V[a, j, 2]
+        w0, w1, w2 = b * V[a, j, 0], b * V[a, j, 1], b * V[a, j, 2]    # binom(k−1, a) ω^(a)
         I = Ic[k - 1 - a, j]
-        # X[row, col] = (ω × I[:, col])_row
-        X00 = w1 * I[2, 0] - w2 * I[1, 0]
-        X11 = w2 * I[0, 1] - w0 * I[2, 1]
-        X22 = w0 * I[1, 2] - w1 * I[0, 2]
-        X01 = w1 * I[2, 1] - w2 * I[1, 1]
-        X10 = w2 * I[0, 0] - w0 * I[2, 0]
-        X02 = w1 * I[2, 2] - w2 * I[1, 2]
-        X20 = w0 * I[1, 0] - w1 * I[0, 0]
-        X12 = w2 * I[0, 2] - w0 * I[2, 2]
-        X21 = w0 * I[1, 1] - w1 * I[0, 1]
-        xx += b * 2.0 * X00
-        yy += b * 2.0 * X11
-        zz += b * 2.0 * X22
-        xy += b * (X01 + X10)
-        xz += b * (X02 + X20)
-        yz += b * (X12 + X21)
+        i00, i01, i02, i11, i12, i22 = I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]
+        # X[row, col] = (ω × I[:, col])_row, I symmetric
+        X00 = w1 * i02 - w2 * i01
+        X11 = w2 * i01 - w0 * i12
+        X22 = w0 * i12 - w1 * i02
+        X01 = w1 * i12 - w2 * i11
+        X10 = w2 * i00 - w0 * i02
+        X02 = w1 * i22 - w2 * i12
+        X20 = w0 * i01 - w1 * i00
+        X12 = w2 * i02 - w0 * i22
+        X21 = w0 * i11 - w1 * i01
+        xx += 2.0 * X00
+        yy += 2.0 * X11
+        zz += 2.0 * X22
+        xy += X01 + X10
+        xz += X02 + X20
+        yz += X12 + X21
     out = Ic[k, j]
     out[0, 0] = xx
     out[1, 1] = yy
@@ -116,23 +117,24 @@ def _rot_inertia_order(j, k, V, binom, Ic):
 @njit(inline=True)
 def _momentum_order(j, k, m, V, c, Ic, binom, Pi):
     """``Π_j^(k) = (h^(k), p^(k))``; needs ``c^(0..k+1)``, ``I_c^(0..k)``, ``V^(0..k)``."""
-    hx = 0.0
-    hy = 0.0
-    hz = 0.0
+    lx = ly = lz = 0.0       # Σ binom I_c^(a) ω^(k−a)
+    gx = gy = gz = 0.0       # Σ binom c^(a) × c^(k−a+1); times m: Σ binom c^(a) × p^(k−a)
     for a in range(k + 1):
         b = binom[k, a]
         I = Ic[a, j]
         w = V[k - a, j]
         cj = c[a, j]
-        px = m * c[k - a + 1, j, 0]
-        py = m * c[k - a + 1, j, 1]
-        pz = m * c[k - a + 1, j, 2]
-        hx += b * (I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2] + cj[1] * pz - cj[2] * py)
-        hy += b * (I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2] + cj[2] * px - cj[0] * pz)
-        hz += b * (I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2] + cj[0] * py - cj[1] * px)
-    Pi[k, j, 0] = hx
-    Pi[k, j, 1] = hy
-    Pi[k, j, 2] = hz
+        d = c[k - a + 1, j]
+        w0, w1, w2 = b * w[0], b * w[1], b * w[2]
+        lx += I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2
+        ly += I[0, 1] * w0 + I[1, 1] * w1 + I[1, 2] * w2       # I_c is symmetric
+        lz += I[0, 2] * w0 + I[1, 2] * w1 + I[2, 2] * w2
+        gx += b * (cj[1] * d[2] - cj[2] * d[1])
+        gy += b * (cj[2] * d[0] - cj[0] * d[2])
+        gz += b * (cj[0] * d[1] - cj[1] * d[0])
+    Pi[k, j, 0] = lx + m * gx
+    Pi[k, j, 1] = ly + m * gy
+    Pi[k, j, 2] = lz + m * gz
     for i in range(3):
         Pi[k, j, 3 + i] = m * c[k + 1, j, i]
 

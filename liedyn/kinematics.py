@@ -24,8 +24,8 @@ Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 
 import numpy as np
 
-from ._checks import (OK, about_base, check_motion, check_motion_slow, check_order, motion_args,
-                      raise_for)
+from ._checks import (NOT_FINITE, OK, _all_finite, about_base, check_motion, check_motion_slow,
+                      check_order, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .model import check_model
 from .results import KinematicsResult, unshift_pose, unshift_twist
@@ -127,11 +127,22 @@ def screw_twist_order(j, p, k, q, binom, S, V):
         S[k, j, 3] = s3
         S[k, j, 4] = s4
         S[k, j, 5] = s5
-    for i in range(6):
-        acc = V[k, p, i]
-        for a in range(k + 1):                                   # SPEC §3: V^(k)
-            acc += binom[k, a] * S[a, j, i] * q[k + 1 - a, j - 1]
-        V[k, j, i] = acc
+    v0, v1, v2, v3, v4, v5 = V[k, p, 0], V[k, p, 1], V[k, p, 2], V[k, p, 3], V[k, p, 4], V[k, p, 5]
+    for a in range(k + 1):                                       # SPEC §3: V^(k)
+        b = binom[k, a] * q[k + 1 - a, j - 1]
+        s = S[a, j]
+        v0 += b * s[0]
+        v1 += b * s[1]
+        v2 += b * s[2]
+        v3 += b * s[3]
+        v4 += b * s[4]
+        v5 += b * s[5]
+    V[k, j, 0] = v0
+    V[k, j, 1] = v1
+    V[k, j, 2] = v2
+    V[k, j, 3] = v3
+    V[k, j, 4] = v4
+    V[k, j, 5] = v5
 
 
 @njit
@@ -153,6 +164,9 @@ def _forward_kinematics(model, ws, C0, about_base, Vb, q, K):
         return status
     set_base(model, ws, C0, about_base, Vb, K + 1)
     kinematics(model, ws, q, K)
+    if not (_all_finite(ws.C.reshape(-1)) and _all_finite(ws.V[:K + 1].reshape(-1))
+            and _all_finite(ws.S[:K + 1].reshape(-1))):
+        return NOT_FINITE
     return OK
 
 

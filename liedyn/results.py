@@ -82,13 +82,13 @@ class _Result:
     __slots__ = ("_ws", "_call", "_cache")
     _fields = ()
 
-    def _scratch(self, field, point):
+    def _scratch(self, name, field, point):
         ws = self._ws
         if ws is None:
-            raise RuntimeError(f"{field}: a batch call keeps body jets only in a batch workspace; "
+            raise RuntimeError(f"{name}: a batch call keeps body jets only in a batch workspace; "
                                f"pass workspace=liedyn.Workspace(model, order, samples=B)")
         if ws._calls != self._call:
-            raise RuntimeError(f"{field}: the workspace of this result has since served another "
+            raise RuntimeError(f"{name}: the workspace of this result has since served another "
                                f"call, which overwrote its body jets; read them before reusing "
                                f"the workspace, or call without workspace=")
         return getattr(ws, field), getattr(ws, point)
@@ -100,7 +100,7 @@ class _Result:
         if self._cache is None:
             self._cache = {}
         if name not in self._cache:
-            out = unshift(*self._scratch(field, point))
+            out = unshift(*self._scratch(name, field, point))
             out.setflags(write=False)
             self._cache[name] = out
         return self._cache[name]

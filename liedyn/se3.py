@@ -398,12 +398,20 @@ def vee(X):
     raise ValueError(f"X: expected shape (3, 3) or (4, 4), got {X.shape}")
 
 
+def _finite(out, names):
+    """``out``, or a ``ValueError`` naming the arguments when finite inputs gave
+    a result that overflows float64."""
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{names}: too large: the result overflows float64")
+    return out
+
+
 def exp(V):
     """``exp([V])`` on SE(3) in closed form, ``(6,) → (4, 4)``."""
     V = check_twist(V, "V")
     out = np.empty((4, 4))
     _exp_se3_into(V, 1.0, out)
-    return out
+    return _finite(out, "V")
 
 
 def exp_so3(w):
@@ -429,7 +437,7 @@ def log(C):
     C = check_pose(C, "C")
     out = np.empty(6)
     _log_into(C, out)
-    return out
+    return _finite(out, "C")
 
 
 def inv(C):
@@ -442,7 +450,7 @@ def inv(C):
 
 def compose(A, B):
     """Group product ``A B``."""
-    return check_pose(A, "A") @ check_pose(B, "B")
+    return _finite(check_pose(A, "A") @ check_pose(B, "B"), "A, B")
 
 
 def Ad(C):
@@ -453,7 +461,7 @@ def Ad(C):
     out[:3, :3] = R
     out[3:, 3:] = R
     out[3:, :3] = hat(C[:3, 3]) @ R
-    return out
+    return _finite(out, "C")
 
 
 def ad(V):
@@ -530,7 +538,7 @@ def transform_inertia(C, Mb):
     ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``."""
     A = Ad(inv(C))
     Mb = as_array(Mb, "Mb", shape=(6, 6))
-    return A.T @ Mb @ A
+    return _finite(A.T @ Mb @ A, "C, Mb")
 
 
 def spatial_inertia(mass, com, inertia_at_com):
@@ -539,7 +547,7 @@ def spatial_inertia(mass, com, inertia_at_com):
     ``Mᵇ = [[J + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m I₃]]`` with ``c`` the centre of mass and
     ``J`` the rotational inertia about it, both in the body frame. Physical
     validity is checked where the inertia enters a model
-    (:meth:`liedyn.Model.add_body`).
+    (:meth:`liedyn.ModelBuilder.add_body`).
     """
     m = float(as_array(mass, "mass", shape=()))
     c = hat(as_array(com, "com", shape=(3,)))
@@ -549,4 +557,4 @@ def spatial_inertia(mass, com, inertia_at_com):
     out[:3, 3:] = m * c
     out[3:, :3] = m * c.T
     out[3:, 3:] = m * np.eye(3)
-    return out
+    return _finite(out, "mass, com")

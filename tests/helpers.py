@@ -9,16 +9,21 @@ from liedyn import se3
 
 
 def assert_close(actual, desired, rtol, atol=0.0, what=""):
-    """``|actual − desired| ≤ atol + rtol·|desired|`` elementwise; NaN fails."""
+    """``|actual − desired| ≤ atol + rtol·|desired|`` elementwise; NaN in either
+    fails. ``rtol`` and ``atol`` may be arrays that broadcast against ``desired``."""
     a = np.asarray(actual, dtype=float)
     d = np.asarray(desired, dtype=float)
     assert a.shape == d.shape, f"{what}: shape {a.shape} != {d.shape}"
     assert np.all(np.isfinite(a)), f"{what}: non-finite values in result"
+    assert np.all(np.isfinite(d)), f"{what}: non-finite values in the reference"
     err = np.abs(a - d)
     bound = atol + rtol * np.abs(d)
-    worst = np.max(err - bound) if err.size else -1.0
-    assert worst <= 0.0, (f"{what}: max |error| {np.max(err):.3e} exceeds tolerance "
-                          f"(rtol={rtol:g}, atol={atol:g}); max |desired| {np.max(np.abs(d)):.3e}")
+    excess = err - bound
+    if err.size and np.max(excess) > 0.0:
+        i = tuple(int(x) for x in np.unravel_index(np.argmax(excess), err.shape))
+        tol = np.broadcast_to(bound, err.shape)[i]
+        raise AssertionError(f"{what}: |error| {err[i]:.3e} at {i} exceeds its tolerance {tol:.3e} "
+                             f"(max |error| {np.max(err):.3e}, max |desired| {np.max(np.abs(d)):.3e})")
 
 
 def rel_err(actual, desired):

@@ -39,7 +39,12 @@ frame's origin, so joint ``j``'s frame is put at ``T(x_j)`` in body j's frame:
 parent joint frame is ``T(−x_p) A_j T(x_j)``; the body (inertia) sits at
 ``T(−x_j)`` in its joint frame. A floating base is a free-flyer joint whose
 frame is the base body frame; a fixed base is Pinocchio's universe, and the
-joints on it are placed at ``C₀ A_j T(x_j)``.
+joints on it are placed at ``C₀ A_j T(x_j)``. The mirror is built from the
+model's primary per-body fields only (``body_parent``, ``body_origin``,
+``joint_type``, ``joint_axis``, ``joint_point``, ``body_mass``, ``body_com``,
+``body_rot_inertia``, ``joint_armature``, ``home_pose``, ``gravity``), never
+from the derived ``body_home`` and ``joint_screw`` (poses and screws relative
+to the base frame at ``q = 0``), so it can check those.
 
 Pinocchio's CRBA fills only the upper triangle of ``data.M`` and assumes joints
 were inserted depth first, which :func:`to_pinocchio` guarantees whatever
@@ -51,9 +56,9 @@ and subtracted by :meth:`PinocchioModel.aba` explicitly.
 Usage::
 
     pm = to_pinocchio(model)                       # once per model
-    W0, tau = pm.rnea(C0, Vjet, qjet, applied)     # order 0, liedyn conventions
+    W0, tau = pm.rnea(C0, Vjet, qjet, applied)     # order 0, liedyn's jet conventions
     M = pm.mass_matrix(C0, q)                      # (nv, nv), full and symmetric
-    dV0, ddq = pm.aba(C0, V0, q, qd, W0, tau)      # forward dynamics
+    dV0, ddq = pm.aba(C0, V0, qjet[:2], tau=tau, base_wrench=W0)   # forward dynamics
     qp, vp, ap = pm.state_to_pin(C0, Vjet, qjet)   # raw conversions
 """
 
@@ -247,8 +252,9 @@ class PinocchioModel:
     def rnea(self, base_pose, base_twist, q, applied=None):
         """Order-0 inverse dynamics by Pinocchio, liedyn conventions.
 
-        Arguments as :func:`liedyn.inverse_dynamics` at order 0 (``applied``
-        ``(N, 6)`` or ``(1, N, 6)``). Returns ``(W₀ (6,), τ (n,))``; ``W₀`` is
+        Arguments as :func:`liedyn.inverse_dynamics` at order 0: ``base_twist``
+        ``(2, 6)`` (``None`` or zeros without free flyer), ``q`` ``(3, n)``,
+        ``applied`` ``(1, N, 6)`` or ``(N, 6)``. Returns ``(W₀ (6,), τ (n,))``; ``W₀`` is
         zero unless ``free_flyer`` (for a fixed liedyn base built with
         ``free_flyer=True`` it is the support reaction).
         """
@@ -271,20 +277,27 @@ class PinocchioModel:
         M = T.T @ Mp @ T
         return 0.5 * (M + M.T)
 
-    def aba(self, base_pose, base_twist, q, qd, base_wrench, tau, applied=None):
-        """Forward dynamics by Pinocchio: ``(V̇₀ (6,), q̈ (n,))``.
+    def aba(self, base_pose, base_twist, q, *, tau, base_wrench=None, applied=None):
+        """Order-0 forward dynamics by Pinocchio, liedyn conventions.
 
-        ``base_twist`` is ``V₀`` ``(6,)`` (ignored without free flyer),
-        ``base_wrench`` ``W₀`` (6,), ``tau`` ``(n,)``, ``applied`` ``(N, 6)``.
-        Damping is applied as ``τ − b q̇``.
+        Arguments as :func:`liedyn.forward_dynamics` at order 0: ``base_twist``
+        ``(1, 6)`` (``None`` or zeros without free flyer), ``q`` ``(2, n)``
+        (``[q; q̇]``), ``tau`` ``(1, n)``, ``base_wrench`` ``(1, 6)`` (``None``
+        without free flyer), ``applied`` ``(1, N, 6)`` or ``(N, 6)``. Damping
+        is applied as ``τ − b q̇``. Returns ``(V̇₀ (6,), q̈ (n,))`` (``V̇₀`` zero
+        without free flyer).
         """
+        n = self.source.n_joints
+        q = np.asarray(q, float).reshape(2, n)
+        qd = q[1]
         C0 = self._base_pose(base_pose)
         T = self.velocity_map(C0)
-        nu = np.concatenate([np.asarray(base_twist, float)[:6] if self.nb else np.zeros(0),
-                             np.asarray(qd, float)])
-        tbar = np.concatenate([np.asarray(base_wrench, float) if self.nb else np.zeros(0),
-                               np.asarray(tau, float) - self.source.joint_damping[1:] * qd])
-        qp = self.config_to_pin(C0, q)
+        V0 = np.zeros(6) if base_twist is None else np.asarray(base_twist, float).reshape(6)
+        W0 = np.zeros(6) if base_wrench is None else np.asarray(base_wrench, float).reshape(6)
+        nu = np.concatenate([V0 if self.nb else np.zeros(0), qd])
+        tbar = np.concatenate([W0 if self.nb else np.zeros(0),
+                               np.asarray(tau, float).reshape(n) - self.source.joint_damping[1:] * qd])
+        qp = self.config_to_pin(C0, q[0])
         vp = T @ nu
         tp = np.linalg.solve(T.T, tbar)
         if applied is None:

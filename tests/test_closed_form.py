@@ -89,8 +89,9 @@ def test_Mdot_minus_2C_is_skew_symmetric(k):
             scale = np.max(np.abs(J.mass[i + 1])) + np.max(np.abs(J.coriolis[i]))
             assert_close(K + K.T, np.zeros_like(K), rtol=0, atol=ROUNDOFF * scale,
                          what=f"{name} order {i}")
-        C = liedyn.coriolis_matrix(model, C0, None if Vb is None else Vb[0], q[0], q[1])
+        C = liedyn.coriolis_matrix(model, C0, None if Vb is None else Vb[:1], q[:2])
         assert_close(C, J.coriolis[0], rtol=0, atol=0, what="coriolis_matrix vs jets")
+        assert np.array_equal(J.mass, np.swapaxes(J.mass, 1, 2)), "M^(k) exactly symmetric"
 
 
 def _literal_spec(model, C0, Vb, q):
@@ -115,7 +116,8 @@ def _literal_spec(model, C0, Vb, q):
     M = S.T @ Gc @ Mblk @ Gp @ S
     M[off:, off:] += np.diag(model.joint_armature[1:])
     C = S.T @ Gc @ Mblk @ Gp @ Sd - S.T @ Gc @ adV.T @ Mblk @ Gp @ S
-    g = -S.T @ Gc @ Mblk @ np.tile(model.gravity_twist, N)
+    G = np.concatenate([np.zeros(3), model.gravity])                # SPEC §1: G = (0, g⃗)
+    g = -S.T @ Gc @ Mblk @ np.tile(G, N)
     return M, C, g
 
 
@@ -198,11 +200,11 @@ def test_order_0_matrices_give_inverse_dynamics(k):
     name, model = MODELS[k]
     rng = np.random.default_rng(70 + k)
     C0, Vb, q = _random_jets(model, rng, 0)
-    V0 = None if Vb is None else Vb[0]
+    V0 = None if Vb is None else Vb[:1]
     nu = np.concatenate([Vb[0], q[1]]) if model.floating_base else q[1]
     nud = np.concatenate([Vb[1], q[2]]) if model.floating_base else q[2]
     lhs = (liedyn.mass_matrix(model, C0, q[0]) @ nud
-           + (liedyn.coriolis_matrix(model, C0, V0, q[0], q[1]) + liedyn.damping_matrix(model)) @ nu
+           + (liedyn.coriolis_matrix(model, C0, V0, q[:2]) + liedyn.damping_matrix(model)) @ nu
            + liedyn.gravity_vector(model, C0, q[0]))
     rhs = _tau_bar(model, liedyn.inverse_dynamics(model, C0, Vb, q, 0))[0]
     assert rel_err(lhs, rhs) <= ID_TOL, name
@@ -260,14 +262,16 @@ def _small_tree(armature, damping):
     """Base with a revolute and a prismatic joint on it and a revolute joint on
     the first child; joint parameters given explicitly."""
     rng = np.random.default_rng(92)
-    model = liedyn.Model()
-    model.add_body("base", None, None, se3.exp(rng.normal(size=6)), random_inertia(rng))
-    joints = [liedyn.Revolute(rng.normal(size=3), rng.normal(size=3), armature[0], damping[0]),
-              liedyn.Prismatic(rng.normal(size=3), armature[1], damping[1]),
-              liedyn.Revolute(rng.normal(size=3), rng.normal(size=3), armature[2], damping[2])]
+    b = liedyn.ModelBuilder()
+    b.add_body("base", None, None, se3.exp(rng.normal(size=6)), random_inertia(rng))
+    joints = [liedyn.Revolute(rng.normal(size=3), rng.normal(size=3), armature=armature[0],
+                              damping=damping[0]),
+              liedyn.Prismatic(rng.normal(size=3), armature=armature[1], damping=damping[1]),
+              liedyn.Revolute(rng.normal(size=3), rng.normal(size=3), armature=armature[2],
+                              damping=damping[2])]
     for j, (parent, joint) in enumerate(zip((0, 0, 1), joints), start=1):
-        model.add_body(f"b{j}", parent, joint, se3.exp(rng.normal(size=6)), random_inertia(rng))
-    return model
+        b.add_body(f"b{j}", parent, joint, se3.exp(rng.normal(size=6)), random_inertia(rng))
+    return b.build()
 
 
 def test_armature_and_damping_enter_as_diagonal_terms():
@@ -287,31 +291,57 @@ def test_bad_inputs_raise_clear_errors():
     floating, fixed = MODELS[2][1], MODELS[3][1]
     n = floating.n_joints
     C0 = np.eye(4)
-    with pytest.raises(ValueError, match="q"):
+    with pytest.raises(ValueError, match=r"^q:"):
         liedyn.mass_matrix(floating, C0, np.zeros(n + 1))
-    with pytest.raises(ValueError, match="q"):
+    with pytest.raises(ValueError, match=r"^q:"):
         liedyn.gravity_vector(floating, C0, np.full(n, np.nan))
-    with pytest.raises(ValueError, match="base_pose"):
+    with pytest.raises(ValueError, match=r"^base_pose:"):
         liedyn.mass_matrix(floating, 2.0 * np.eye(4), np.zeros(n))
-    with pytest.raises(ValueError, match="base_twist"):
-        liedyn.coriolis_matrix(floating, C0, None, np.zeros(n), np.zeros(n))
-    with pytest.raises(ValueError, match="base_twist"):
-        liedyn.coriolis_matrix(fixed, C0, np.ones(6), np.zeros(n), np.zeros(n))
-    with pytest.raises(ValueError, match="qd"):
-        liedyn.coriolis_matrix(floating, C0, np.zeros(6), np.zeros(n), np.zeros(n - 1))
-    with pytest.raises(ValueError, match="order"):
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        liedyn.coriolis_matrix(floating, C0, None, np.zeros((2, n)))
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        liedyn.coriolis_matrix(floating, C0, np.zeros(6), np.zeros((2, n)))     # a (1, 6) jet
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        liedyn.coriolis_matrix(fixed, C0, np.ones((1, 6)), np.zeros((2, n)))
+    with pytest.raises(ValueError, match=r"^q:"):
+        liedyn.coriolis_matrix(floating, C0, np.zeros((1, 6)), np.zeros((2, n - 1)))
+    with pytest.raises(ValueError, match=r"^q:"):
+        liedyn.coriolis_matrix(floating, C0, np.zeros((1, 6)), np.zeros((1, n)))   # [q; q̇]
+    with pytest.raises(ValueError, match=r"^order:"):
         liedyn.closed_form_jets(floating, C0, np.zeros((2, 6)), np.zeros((3, n)), -1)
-    with pytest.raises(TypeError, match="order"):
+    with pytest.raises(TypeError, match=r"^order:"):
         liedyn.closed_form_jets(floating, C0, np.zeros((2, 6)), np.zeros((3, n)), 1.0)
-    with pytest.raises(ValueError, match="q"):
+    with pytest.raises(ValueError, match=r"^q:"):
         liedyn.closed_form_jets(floating, C0, np.zeros((3, 6)), np.zeros((3, n)), 1)
-    with pytest.raises(ValueError, match="applied"):
+    with pytest.raises(ValueError, match=r"^applied:"):
         liedyn.closed_form_jets(floating, C0, np.zeros((2, 6)), np.zeros((3, n)), 0,
                                 applied=np.zeros((1, floating.n_bodies - 1, 6)))
-    with pytest.raises(TypeError, match="jets"):
+    with pytest.raises(ValueError, match=r"^applied:"):
+        liedyn.closed_form_jets(floating, C0, np.zeros((2, 6)), np.zeros((3, n)), 0,
+                                applied=np.zeros((1, floating.n_bodies, 3)))
+    with pytest.raises(TypeError, match=r"^jets:"):
         liedyn.closed_form_inverse_dynamics(np.zeros((1, 6)))
     J = liedyn.closed_form_jets(floating, C0, np.zeros((2, 6)), np.zeros((3, n)), 0)
-    with pytest.raises(ValueError, match="acceleration"):
+    with pytest.raises(ValueError, match=r"^acceleration:"):
         liedyn.closed_form_inverse_dynamics(J, np.zeros((2, floating.nv)))
-    with pytest.raises(ValueError, match="model"):
-        liedyn.mass_matrix(liedyn.Model(), C0, np.zeros(0))
+    # no model without bodies, and no model but a built one
+    with pytest.raises(ValueError, match=r"^model:"):
+        liedyn.ModelBuilder().build()
+    for not_a_model in (None, "model", liedyn.ModelBuilder()):
+        with pytest.raises(TypeError, match=r"^model:"):
+            liedyn.mass_matrix(not_a_model, C0, np.zeros(0))
+
+
+def test_fixed_base_takes_none_or_a_zero_twist():
+    """Every closed-form entry point takes ``None`` or an all-zero twist jet
+    for a fixed base, with equal results."""
+    model = MODELS[3][1]
+    rng = np.random.default_rng(93)
+    C0 = se3.exp(rng.normal(size=6))
+    q = rng.normal(size=(3, model.n_joints))
+    a = liedyn.closed_form_jets(model, C0, None, q, 0)
+    b = liedyn.closed_form_jets(model, C0, np.zeros((2, 6)), q, 0)
+    for f in ("mass", "coriolis", "gravity", "applied_force"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    assert np.array_equal(liedyn.coriolis_matrix(model, C0, None, q[:2]),
+                          liedyn.coriolis_matrix(model, C0, np.zeros((1, 6)), q[:2]))

@@ -1,28 +1,41 @@
 """Forward dynamics of order r (H-GABI-FBS, SPEC §5) against independent
-references: inverse dynamics (round trip), Pinocchio's ABA at order 0, finite
-differences in time along its own integrated trajectory, and the mass matrix
-of the closed form (articulated inertia of the base as a Schur complement)."""
+references: inverse dynamics (round trip) with a floor computed by the
+Taylor-series oracle, Pinocchio's ABA at order 0, finite differences in time
+along its own integrated trajectory, and the mass matrix of the closed form
+(articulated inertia of the base as a Schur complement)."""
 
+import mpmath
 import numpy as np
 import pytest
 
 import liedyn
-from experiments.roundtrip_growth import input_rounding_floor, outputs, relative_error
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
+from tests import series_oracle
 from tests.helpers import assert_close, poly_jet
 from tests.pinocchio_oracle import to_pinocchio
 
+U = np.finfo(float).eps / 2.0   # unit roundoff
+
 # Round-trip tolerances relative to 1 + |value|, per output order k
-# (V₀^(k+1), q^(k+2)), from the issue, for O(1) random jets. Both directions
-# cancel binomial sums whose terms grow ~5–10× per order while the jets stay
-# O(1), so on an ill-conditioned tree (a small pivot D_j) merely rounding the
-# force jets to float64 already costs more than the table allows
-# (experiments/roundtrip_growth.py: the measured error equals that floor
-# within ~2× at every order up to 10). The bound used is therefore
-# max(table, FLOOR_FACTOR · floor), the floor computed for each case.
+# (V₀^(k+1), q^(k+2)), for O(1) random jets. Both directions cancel binomial
+# sums whose terms grow ~5–10× per order while the jets stay O(1), so on an
+# ill-conditioned case (light links under large applied wrenches, a small
+# pivot D_j) merely rounding the force jets to float64 already costs more than
+# the table allows. The bound is max(table, FLOOR_FACTOR · floor) with the
+# floor of each case computed a priori and independently of forward_dynamics
+# (see _input_rounding_floor).
 ROUNDTRIP_TOL = (1e-9, 1e-9, 1e-9, 1e-9, 1e-8, 1e-8)
-FLOOR_FACTOR = 10.0
+# The round trip commits two errors of about the floor's size: the rounding
+# of the inverse dynamics outputs, which the floor models, and forward
+# dynamics' own rounding (a backward-stable recursion: its inputs perturbed by
+# a few units of roundoff). Measured over the cases below: error/floor ≤ 3.9,
+# the larger ratios where the floor is 1e-15..1e-10, far below the table; where
+# the floor exceeds the table (the aerial manipulator with applied wrenches,
+# r = 4, 5) error/floor ≤ 0.17, and forward's error against the exact solution
+# of its float64 inputs ≤ 0.36 floors.
+FLOOR_FACTOR = 4.0
+
 
 def _case(rng, model, order, applied):
     """Random O(1) jets and the inverse dynamics they require."""
@@ -37,17 +50,57 @@ def _case(rng, model, order, applied):
 
 def _forward_from_inverse(model, C0, Vb, q, app, inv, order):
     return liedyn.forward_dynamics(
-        model, C0, None if Vb is None else Vb[0], q[0], q[1],
-        inv.base_wrench if model.floating_base else None, inv.tau, order, applied=app)
+        model, C0, None if Vb is None else Vb[:1], q[:2], order, tau=inv.tau,
+        base_wrench=inv.base_wrench if model.floating_base else None, applied=app)
+
+
+def _stack(model, base, joints):
+    """``(base, joint)`` columns in the order of ν (joints only for a fixed base)."""
+    return np.concatenate([base, joints], axis=1) if model.floating_base else joints
+
+
+def _relative_error(actual, desired):
+    """Per row: ``max_i |a_i − d_i| / (1 + |d_i|)``."""
+    return np.max(np.abs(actual - desired) / (1.0 + np.abs(desired)), axis=1)
+
+
+def _input_rounding_floor(model, C0, Vb, q, app, forces, motion, order):
+    """Per output order k, the error that rounding the force jets to float64
+    alone causes: ``max_i Σ_m |∂x_i/∂f_m| u |f_m| / (1 + |x_i|)``.
+
+    ``x`` (the unknown jets ``ν^(1..order+1)``) and ``f`` (``τ̄^(0..order)``)
+    are related by the inverse map ``f = F(x)``, so ``∂x/∂f = (∂F/∂x)⁻¹``.
+    ``∂F/∂x`` is taken by complex-step differentiation (exact to roundoff) of
+    the series oracle's inverse dynamics, a Taylor-series Newton–Euler that
+    shares no code with liedyn's recursions: the floor depends on the case,
+    not on the implementation under test, so a forward pass that became
+    ill-conditioned cannot loosen its own check.
+    """
+    nv, rows, nb = model.nv, order + 1, 6 if model.floating_base else 0
+    step = 1e-20
+    J = np.empty((rows * nv, rows * nv))
+    for k in range(rows):
+        for i in range(nv):
+            Vc = None if Vb is None else Vb.astype(complex)
+            qc = q.astype(complex)
+            if i < nb:
+                Vc[k + 1, i] += 1j * step
+            else:
+                qc[k + 2, i - nb] += 1j * step
+            ref = series_oracle.inverse_jets(model, C0, Vc, qc, order, app, dtype=complex)
+            J[:, k * nv + i] = _stack(model, ref["base_wrench"], ref["tau"]).imag.ravel() / step
+    G = np.linalg.solve(J, np.eye(rows * nv))                      # ∂x/∂f
+    phi = (np.abs(G) @ (U * np.abs(forces).ravel())).reshape(rows, nv)
+    return np.max(phi / (1.0 + np.abs(motion)), axis=1)
 
 
 def _assert_round_trip(model, C0, Vb, q, app, inv, order):
     fd = _forward_from_inverse(model, C0, Vb, q, app, inv, order)
-    desired = np.concatenate([Vb[1:], q[2:]], axis=1) if model.floating_base else q[2:]
-    err = relative_error(outputs(model, fd), desired)
-    floor = input_rounding_floor(model, C0, None if Vb is None else Vb[0], q[0], q[1],
-                                 inv.base_wrench if model.floating_base else None, inv.tau,
-                                 order, applied=app)
+    desired = _stack(model, Vb[1:] if Vb is not None else None, q[2:])
+    got = _stack(model, fd.base_twist[1:], fd.q[2:])
+    err = _relative_error(got, desired)
+    forces = _stack(model, inv.base_wrench, inv.tau)
+    floor = _input_rounding_floor(model, C0, Vb, q, app, forces, desired, order)
     for k in range(order + 1):
         bound = max(ROUNDTRIP_TOL[k], FLOOR_FACTOR * floor[k])
         assert err[k] <= bound, (f"order {k}: round-trip error {err[k]:.2e} > {bound:.2e} "
@@ -55,12 +108,14 @@ def _assert_round_trip(model, C0, Vb, q, app, inv, order):
     assert_close(fd.q[:2], q[:2], rtol=0.0, what="state rows")
     if model.floating_base:
         assert_close(fd.base_wrench, inv.base_wrench, rtol=0.0, what="input base wrench")
+        assert_close(fd.base_twist[:1], Vb[:1], rtol=0.0, what="state base twist")
     else:
         assert np.all(fd.base_twist == 0.0)
         # the reaction is an output and must match inverse dynamics' reaction
         scale = 1e-9 * (1.0 + np.abs(inv.base_wrench).max(axis=1, keepdims=True))
         assert_close(fd.base_wrench, inv.base_wrench, rtol=0.0, atol=scale, what="reaction")
-    return err, floor
+    assert_close(fd.tau, inv.tau, rtol=0.0, what="input tau")
+    return fd, err, floor
 
 
 @pytest.mark.parametrize("floating, applied, extras, seed", [
@@ -78,9 +133,25 @@ def test_round_trip_random_trees(floating, applied, extras, seed):
 
 @pytest.mark.parametrize("applied", [False, True])
 def test_round_trip_aerial_manipulator(applied):
+    """With random O(1) applied wrench jets on its 0.25 kg links the problem
+    is ill-conditioned at high orders: the force jets cancel the applied
+    wrenches' share to leave a small motion term, and the floor reaches
+    ~1.7e-7 (r = 4) and ~1.8e-6 (r = 5). Forward dynamics must also return
+    the exact solution of the float64 force jets it is given (the series
+    oracle at 30 digits) to within the same bound: that error is its own."""
     rng = np.random.default_rng(106 + applied)
     model = aerial_manipulator()
-    _assert_round_trip(model, *_case(rng, model, 5, applied), 5)
+    C0, Vb, q, app, inv = _case(rng, model, 5, applied)
+    fd, err, floor = _assert_round_trip(model, C0, Vb, q, app, inv, 5)
+    with mpmath.workdps(30):
+        V_ex, q_ex = series_oracle.forward_jets(model, C0, Vb[:1], q[:2], 5, inv.tau,
+                                                inv.base_wrench, app, dtype=object)
+    exact = _stack(model, V_ex[1:], q_ex[2:]).astype(float)
+    own = _relative_error(_stack(model, fd.base_twist[1:], fd.q[2:]), exact)
+    for k in range(6):
+        bound = max(ROUNDTRIP_TOL[k], FLOOR_FACTOR * floor[k])
+        assert own[k] <= bound, (f"order {k}: error against the exact solution of the inputs "
+                                 f"{own[k]:.2e} > {bound:.2e} (floor {floor[k]:.2e})")
 
 
 def test_round_trip_at_every_requested_order():
@@ -91,8 +162,8 @@ def test_round_trip_at_every_requested_order():
     C0, Vb, q, app, inv = _case(rng, model, 4, True)
     full = _forward_from_inverse(model, C0, Vb, q, app, inv, 4)
     for r in range(4):
-        low = liedyn.forward_dynamics(model, C0, Vb[0], q[0], q[1], inv.base_wrench[:r + 1],
-                                      inv.tau[:r + 1], r, applied=app[:r + 1])
+        low = liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, tau=inv.tau[:r + 1],
+                                      base_wrench=inv.base_wrench[:r + 1], applied=app[:r + 1])
         assert_close(low.q, full.q[:r + 3], rtol=1e-13, atol=1e-13, what=f"q, order {r}")
         assert_close(low.base_twist, full.base_twist[:r + 2], rtol=1e-13, atol=1e-13,
                      what=f"V0, order {r}")
@@ -104,15 +175,14 @@ def test_order_zero_equals_pinocchio_aba(floating, seed):
     model = random_tree(rng, 8, floating_base=floating, armature=True, damping=True)
     n = model.n_joints
     C0 = liedyn.se3.exp(rng.normal(size=6)) if floating else model.home_pose
-    V0 = rng.normal(size=6) if floating else None
-    q, qd, tau = rng.normal(size=(3, n))
-    W0 = rng.normal(size=6) if floating else None
+    V0 = rng.normal(size=(1, 6)) if floating else None
+    q = rng.normal(size=(2, n))
+    tau = rng.normal(size=(1, n))
+    W0 = rng.normal(size=(1, 6)) if floating else None
     app = rng.normal(size=(1, model.n_bodies, 6))
-    fd = liedyn.forward_dynamics(model, C0, V0, q, qd, None if W0 is None else W0[None],
-                                 tau[None], 0, applied=app)
+    fd = liedyn.forward_dynamics(model, C0, V0, q, 0, tau=tau, base_wrench=W0, applied=app)
     pm = to_pinocchio(model)
-    dV0, qdd = pm.aba(C0, V0 if floating else np.zeros(6), q, qd,
-                      W0 if floating else np.zeros(6), tau, applied=app[0])
+    dV0, qdd = pm.aba(C0, V0, q, tau=tau, base_wrench=W0, applied=app)
     # Two O(N) float64 recursions on O(1) data agree to ~1e-14; 1e-11 leaves
     # room for the Pinocchio base-frame conversions.
     assert_close(fd.q[2], qdd, rtol=1e-11, atol=1e-11, what="q̈ vs pinocchio.aba")
@@ -125,10 +195,11 @@ def test_order_zero_aerial_manipulator_equals_pinocchio_aba():
     model = aerial_manipulator()
     pm = to_pinocchio(model)
     C0 = liedyn.se3.exp(rng.normal(size=6))
-    V0, W0 = rng.normal(size=(2, 6))
-    q, qd, tau = rng.normal(size=(3, model.n_joints))
-    fd = liedyn.forward_dynamics(model, C0, V0, q, qd, W0[None], tau[None], 0)
-    dV0, qdd = pm.aba(C0, V0, q, qd, W0, tau)
+    V0, W0 = rng.normal(size=(2, 1, 6))
+    q = rng.normal(size=(2, model.n_joints))
+    tau = rng.normal(size=(1, model.n_joints))
+    fd = liedyn.forward_dynamics(model, C0, V0, q, 0, tau=tau, base_wrench=W0)
+    dV0, qdd = pm.aba(C0, V0, q, tau=tau, base_wrench=W0)
     assert_close(fd.q[2], qdd, rtol=1e-11, atol=1e-11, what="q̈")
     assert_close(fd.base_twist[1], dV0, rtol=1e-11, atol=1e-11, what="V̇0")
 
@@ -175,9 +246,10 @@ def test_order_k_plus_1_is_time_derivative_of_order_k(floating):
 
     def call(t, C, y, order):
         return liedyn.forward_dynamics(
-            model, C, y[:6] if floating else None, y[6:6 + n], y[6 + n:],
-            poly_jet(Wc, t, order + 1) if floating else None, poly_jet(tc, t, order + 1),
-            order, applied=poly_jet(ac, t, order + 1))
+            model, C, y[None, :6] if floating else None, np.stack([y[6:6 + n], y[6 + n:]]),
+            order, tau=poly_jet(tc, t, order + 1),
+            base_wrench=poly_jet(Wc, t, order + 1) if floating else None,
+            applied=poly_jet(ac, t, order + 1))
 
     def f(t, C, y):
         fd = call(t, C, y, 0)
@@ -191,19 +263,27 @@ def test_order_k_plus_1_is_time_derivative_of_order_k(floating):
 
     h = 1e-3
     plus, minus = (call(t, *state_at(t), R) for t in (h, -h))
-    mid = call(0.0, C_init, y_init, R + 5)
+    mid = call(0.0, C_init, y_init, R + 3)
     X = lambda res: np.concatenate([res.base_twist[1:], res.q[2:]], axis=1)
     Xp, Xm, X0 = X(plus), X(minus), X(mid)
+    # the sizes of the higher derivatives, from the series oracle's forward
+    # dynamics at t = 0 (the same state and input polynomials)
+    V_or, q_or = series_oracle.forward_jets(
+        model, C_init, y_init[None, :6] if floating else None,
+        np.stack([y_init[6:6 + n], y_init[6 + n:]]), R + 5, poly_jet(tc, 0.0, R + 6),
+        poly_jet(Wc, 0.0, R + 6) if floating else None, poly_jet(ac, 0.0, R + 6))
+    Xor = np.concatenate([V_or[1:] if floating else np.zeros((R + 6, 6)), q_or[2:]], axis=1)
     for k in range(R + 1):
         fd = (Xp[k] - Xm[k]) / (2.0 * h)
-        # Central difference: fd = X^(k+1) + h²/6 X^(k+3) + h⁴/120 X^(k+5) + …,
-        # every term from forward dynamics at t = 0. Compare with the first two
-        # terms; the bound is the third (factor 2 for the next ones), plus the
-        # round-off of order k at ±h (≤ 1e-12 (1 + |X|)) over 2h. The RKMK4
-        # integration error, ~(h/4)⁴ h |X^(5)|, is ~1e-17 and negligible.
+        # Central difference: fd = X^(k+1) + h²/6 X^(k+3) + h⁴/120 X^(k+5) + …
+        # Compare with the first two terms from forward dynamics at t = 0; the
+        # bound is the third (factor 2 for the next ones), its size from the
+        # oracle, plus the round-off of order k at ±h (≤ 1e-12 (1 + |X|)) over
+        # 2h. The RKMK4 integration error, ~(h/4)⁴ h |X^(5)|, is ~1e-17 and
+        # negligible.
         pred = X0[k + 1] + h * h / 6.0 * X0[k + 3]
-        tol = h**4 / 60.0 * np.abs(X0[k + 5]) + 1e-12 * (1.0 + np.abs(X0[k]).max()) / h
-        assert np.all(tol < 1e-8 * (1.0 + np.abs(X0[k + 1]).max())), "test not sharp enough"
+        tol = h**4 / 60.0 * np.abs(Xor[k + 5]) + 1e-12 * (1.0 + np.abs(Xor[k]).max()) / h
+        assert np.all(tol < 1e-8 * (1.0 + np.abs(Xor[k + 1]).max())), "test not sharp enough"
         assert_close(fd, pred, rtol=0.0, atol=tol, what=f"d/dt of order {k}")
 
 
@@ -214,8 +294,8 @@ def test_base_articulated_inertia_is_schur_complement_of_mass_matrix():
     model = random_tree(rng, 7, armature=True)
     C0 = liedyn.se3.exp(rng.normal(size=6))
     q = rng.normal(size=model.n_joints)
-    fd = liedyn.forward_dynamics(model, C0, np.zeros(6), q, np.zeros_like(q), np.zeros((1, 6)),
-                                 np.zeros((1, model.n_joints)), 0)
+    fd = liedyn.forward_dynamics(model, C0, np.zeros((1, 6)), np.stack([q, np.zeros_like(q)]), 0,
+                                 tau=np.zeros((1, model.n_joints)), base_wrench=np.zeros((1, 6)))
     M = liedyn.mass_matrix(model, C0, q)
     schur = M[:6, :6] - M[:6, 6:] @ np.linalg.solve(M[6:, 6:], M[6:, :6])
     assert_close(fd.articulated_inertia[0], schur, rtol=1e-11, atol=1e-11 * np.abs(schur).max(),
@@ -226,34 +306,38 @@ def test_base_articulated_inertia_is_schur_complement_of_mass_matrix():
 
 def _point_mass_on_axis(armature=0.0, floating=True):
     """Base plus one revolute link whose only mass is a point on the joint axis."""
-    model = liedyn.Model(floating_base=floating)
-    model.add_body("base", None, None, np.eye(4), liedyn.se3.spatial_inertia(1.0, np.zeros(3),
-                                                                             np.eye(3) * 0.1))
-    model.add_body("needle", "base", liedyn.Revolute((0.0, 0.0, 1.0), point=(0.0, 0.0, 0.0),
-                                                     armature=armature),
-                   None, liedyn.se3.spatial_inertia(0.5, (0.0, 0.0, 0.3), np.zeros((3, 3))))
-    return model
+    b = liedyn.ModelBuilder(floating_base=floating)
+    b.add_body("base", None, None, np.eye(4), liedyn.se3.spatial_inertia(1.0, np.zeros(3),
+                                                                         np.eye(3) * 0.1))
+    b.add_body("needle", "base", liedyn.Revolute((0.0, 0.0, 1.0), point=(0.0, 0.0, 0.0),
+                                                 armature=armature),
+               None, liedyn.se3.spatial_inertia(0.5, (0.0, 0.0, 0.3), np.zeros((3, 3))))
+    return b.build()
 
 
 @pytest.mark.parametrize("floating", [True, False])
 def test_singular_pivot_names_the_joint(floating):
     model = _point_mass_on_axis(floating=floating)
-    args = (np.zeros(6) if floating else None, [0.2], [0.1], np.zeros((2, 6)) if floating else None,
-            np.ones((2, 1)), 1)
-    with pytest.raises(ValueError, match="needle"):
-        liedyn.forward_dynamics(model, None, *args)
+    args = (np.zeros((1, 6)) if floating else None, [[0.2], [0.1]], 1)
+    kw = dict(tau=np.ones((2, 1)), base_wrench=np.zeros((2, 6)) if floating else None)
+    with pytest.raises(ValueError, match=r"^joint of body 'needle' \(q column 0\): singular pivot"):
+        liedyn.forward_dynamics(model, None, *args, **kw)
     # armature makes the same joint regular: D = I_a
-    fd = liedyn.forward_dynamics(_point_mass_on_axis(armature=0.01, floating=floating), None, *args)
+    fd = liedyn.forward_dynamics(_point_mass_on_axis(armature=0.01, floating=floating), None,
+                                 *args, **kw)
     assert np.all(np.isfinite(fd.q))
     assert_close(fd.q[2], [1.0 / 0.01], rtol=1e-12, what="q̈ = τ / I_a")
 
 
 def test_point_mass_floating_base_is_rejected():
-    model = liedyn.Model()
-    model.add_body("ball", None, None, np.eye(4), liedyn.se3.spatial_inertia(1.0, np.zeros(3),
-                                                                             np.zeros((3, 3))))
-    with pytest.raises(ValueError, match="ball"):
-        liedyn.forward_dynamics(model, None, np.zeros(6), [], [], np.zeros((1, 6)), np.zeros((1, 0)), 0)
+    b = liedyn.ModelBuilder()
+    b.add_body("ball", None, None, np.eye(4), liedyn.se3.spatial_inertia(1.0, np.zeros(3),
+                                                                         np.zeros((3, 3))))
+    model = b.build()
+    with pytest.raises(ValueError, match=r"^base 'ball': articulated inertia M\^A_0 is not "
+                                         r"positive definite"):
+        liedyn.forward_dynamics(model, None, np.zeros((1, 6)), np.zeros((2, 0)), 0,
+                                tau=np.zeros((1, 0)), base_wrench=np.zeros((1, 6)))
 
 
 def test_bad_inputs_name_the_argument():
@@ -261,49 +345,94 @@ def test_bad_inputs_name_the_argument():
     model = random_tree(rng, 4)
     fixed = random_tree(rng, 4, floating_base=False)
     n = model.n_joints
-    ok = dict(base_pose=None, base_twist=np.zeros(6), q=np.zeros(n), qd=np.zeros(n),
-              base_wrench=np.zeros((2, 6)), tau=np.zeros((2, n)), order=1)
+    ok = dict(base_pose=None, base_twist=np.zeros((1, 6)), q=np.zeros((2, n)), order=1,
+              base_wrench=np.zeros((2, 6)), tau=np.zeros((2, n)))
     liedyn.forward_dynamics(model, **ok)
+    bad_state = np.zeros((2, n))
+    bad_state[1, 0] = np.nan                     # q̇ is row 1 of the state
     bad = [
         (dict(order=-1), ValueError, "order"),
         (dict(order=1.0), TypeError, "order"),
-        (dict(q=np.zeros(n + 1)), ValueError, "q"),
-        (dict(qd=np.full(n, np.nan)), ValueError, "qd"),
+        (dict(q=np.zeros((2, n + 1))), ValueError, "q"),
+        (dict(q=np.zeros((3, n))), ValueError, "q"),        # the state is [q; q̇], not a jet
+        (dict(q=np.zeros(n)), ValueError, "q"),
+        (dict(q=bad_state), ValueError, "q"),
         (dict(tau=np.zeros((1, n))), ValueError, "tau"),
+        (dict(tau=np.full((2, n), np.inf)), ValueError, "tau"),
         (dict(base_wrench=np.zeros((3, 6))), ValueError, "base_wrench"),
         (dict(base_wrench=None), ValueError, "base_wrench"),
         (dict(base_twist=None), ValueError, "base_twist"),
+        (dict(base_twist=np.zeros(6)), ValueError, "base_twist"),     # a one-row jet (1, 6)
         (dict(base_twist=np.zeros((3, 6))), ValueError, "base_twist"),
         (dict(base_pose=2 * np.eye(4)), ValueError, "base_pose"),
+        (dict(applied=np.zeros((2, model.n_bodies + 1, 6))), ValueError, "applied"),
+        (dict(applied=np.zeros((2, model.n_bodies, 3))), ValueError, "applied"),
     ]
     for change, err, name in bad:
-        with pytest.raises(err, match=name):
+        with pytest.raises(err, match=rf"^{name}:"):
             liedyn.forward_dynamics(model, **{**ok, **change})
-    with pytest.raises(ValueError, match="applied"):
-        liedyn.forward_dynamics(model, **ok, applied=np.zeros((2, model.n_bodies + 1, 6)))
+    # the force jets are keyword-only
+    with pytest.raises(TypeError):
+        liedyn.forward_dynamics(model, None, ok["base_twist"], ok["q"], 1, ok["tau"])
     fixed_ok = {**ok, "base_twist": None, "base_wrench": None}
-    liedyn.forward_dynamics(fixed, **fixed_ok)
-    with pytest.raises(ValueError, match="base_wrench"):
+    a = liedyn.forward_dynamics(fixed, **fixed_ok)
+    with pytest.raises(ValueError, match=r"^base_wrench:"):
         liedyn.forward_dynamics(fixed, **{**fixed_ok, "base_wrench": np.zeros((2, 6))})
-    with pytest.raises(ValueError, match="base_twist"):
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        liedyn.forward_dynamics(fixed, **{**fixed_ok, "base_twist": np.ones((1, 6))})
+    with pytest.raises(ValueError, match=r"^base_twist:"):
         liedyn.forward_dynamics(fixed, **{**fixed_ok, "base_twist": np.zeros(6)})
+    # a fixed base takes None or an all-zero twist jet alike
+    b = liedyn.forward_dynamics(fixed, **{**fixed_ok, "base_twist": np.zeros((1, 6))})
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.base_wrench, b.base_wrench)
 
 
-def test_forward_and_hybrid_share_one_compiled_kernel():
-    """Forward (floating and fixed base) and hybrid calls of any order run one
-    compiled specialisation: later calls neither recompile nor add a second
-    copy of the recursion."""
-    from liedyn.forward import _articulated_body
+def test_each_kernel_is_compiled_once_for_every_base_and_order():
+    """Forward dynamics (floating and fixed base, any order, with and without
+    applied wrenches) runs one compiled specialisation of its kernel, and
+    hybrid dynamics one of its own: later calls neither recompile nor add a
+    second copy of the recursion."""
+    from liedyn.forward import _forward_dynamics
+    from liedyn.hybrid import _hybrid_dynamics
     rng = np.random.default_rng(151)
     floating = random_tree(rng, 4)
     fixed = random_tree(rng, 4, floating_base=False)
     n = floating.n_joints
-    liedyn.forward_dynamics(floating, None, np.zeros(6), np.zeros(n), np.zeros(n),
-                            np.zeros((1, 6)), np.zeros((1, n)), 0)
-    compiled = len(_articulated_body.signatures)
-    liedyn.forward_dynamics(fixed, None, None, np.ones(n), np.ones(n), None, np.ones((4, n)), 3)
-    liedyn.hybrid_dynamics(floating, None, np.zeros((4, 6)), np.ones((5, n)), 2, [0, 2],
-                           tau=np.ones((3, n)), base_motion_driven=True,
+    liedyn.forward_dynamics(floating, None, np.zeros((1, 6)), np.zeros((2, n)), 0,
+                            tau=np.zeros((1, n)), base_wrench=np.zeros((1, 6)))
+    liedyn.hybrid_dynamics(fixed, None, None, np.ones((3, n)), 0, motion_driven=np.ones(n, bool))
+    compiled = (len(_forward_dynamics.signatures), len(_hybrid_dynamics.signatures))
+    assert compiled == (1, 1)
+    liedyn.forward_dynamics(fixed, None, None, np.ones((2, n)), 3, tau=np.ones((4, n)))
+    liedyn.forward_dynamics(floating, None, np.zeros((1, 6)), np.ones((2, n)), 2,
+                            tau=np.ones((3, n)), base_wrench=np.ones((3, 6)),
+                            applied=np.ones((3, floating.n_bodies, 6)))
+    liedyn.hybrid_dynamics(floating, None, np.zeros((4, 6)), np.ones((5, n)), 2,
+                           motion_driven=[0, 2], tau=np.ones((3, n)), base_motion_driven=True,
                            applied=np.ones((3, floating.n_bodies, 6)))
-    liedyn.hybrid_dynamics(fixed, None, None, np.ones((3, n)), 0, np.ones(n, bool))
-    assert len(_articulated_body.signatures) == compiled
+    assert (len(_forward_dynamics.signatures), len(_hybrid_dynamics.signatures)) == compiled
+
+
+def test_outputs_are_owned_and_body_jets_read_only():
+    """A result's jets survive a later call on the same workspace; its body
+    jets (about the base origin inside the kernel, world frame outside) are
+    read-only and equal forward kinematics of the returned motion."""
+    rng = np.random.default_rng(161)
+    model = random_tree(rng, 5)
+    n = model.n_joints
+    ws = liedyn.Workspace(model, 2)
+    C0 = liedyn.se3.exp(rng.normal(size=6))
+    args = (model, C0, rng.normal(size=(1, 6)), rng.normal(size=(2, n)), 2)
+    kw = dict(tau=rng.normal(size=(3, n)), base_wrench=rng.normal(size=(3, 6)), workspace=ws)
+    a = liedyn.forward_dynamics(*args, **kw)
+    twist = a.twist
+    assert not twist.flags.writeable and not a.articulated_inertia.flags.writeable
+    fk = liedyn.forward_kinematics(model, C0, a.base_twist, a.q, 3)
+    assert_close(twist, fk.twist[:4], rtol=1e-12, atol=1e-12, what="twist vs kinematics")
+    assert_close(a.body_pose, fk.body_pose, rtol=0, atol=1e-13, what="poses")
+    q_before = a.q.copy()
+    liedyn.forward_dynamics(*args, **{**kw, "tau": rng.normal(size=(3, n))})
+    assert np.array_equal(a.q, q_before)
+    with pytest.raises(RuntimeError, match=r"^wrench: the workspace of this result has since "
+                                           r"served another call"):
+        a.wrench

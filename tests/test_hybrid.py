@@ -1,7 +1,13 @@
 """Hybrid dynamics of order r (H-GHYB-FBS, SPEC §6): the limiting cases
 (inverse and forward dynamics, a fixed base as a base at rest), random splits
 against the closed-form equations of motion (SPEC §7) restricted to the
-unknowns, planar arms against the textbook equations, and input checks."""
+unknowns, planar arms against the textbook equations, a prescribed joint with
+a singular pivot against the Newton–Euler equations of one rigid body, and
+input checks.
+
+Hybrid dynamics takes full-size jets: ``base_twist`` (r+2, 6), ``q`` (r+3, n),
+``tau`` (r+1, n); the entries it solves for are ignored (NaN here where a
+test shows that they are never read)."""
 
 import numpy as np
 import pytest
@@ -35,7 +41,7 @@ def test_all_motion_driven_is_inverse_dynamics(floating, seed):
     R = 3
     C0, Vb, q, app = _jets(rng, model, R)
     inv = liedyn.inverse_dynamics(model, C0, Vb, q, R, applied=app)
-    hyb = liedyn.hybrid_dynamics(model, C0, Vb, q, R, np.ones(model.n_joints, bool),
+    hyb = liedyn.hybrid_dynamics(model, C0, Vb, q, R, motion_driven=np.ones(model.n_joints, bool),
                                  applied=app, base_motion_driven=True)
     # Different sums of the same terms (W = M^A V + W^A against Σ Π − …):
     # round-off ~1e-15 of each row's size.
@@ -48,19 +54,25 @@ def test_all_motion_driven_is_inverse_dynamics(floating, seed):
 
 @pytest.mark.parametrize("floating, seed", [(True, 203), (False, 204)])
 def test_all_force_driven_is_forward_dynamics(floating, seed):
-    """Same kernel, so equal to the bit: this checks hybrid_dynamics' argument
-    handling, including that ignored entries (NaN here) are never read."""
+    """The same articulated-body passes in the same order of operations, so
+    equal to the bit: this checks hybrid_dynamics' argument handling,
+    including that ignored entries (NaN here) are never read."""
     rng = np.random.default_rng(seed)
     model = random_tree(rng, 6, floating_base=floating, armature=True, damping=True)
     n, R = model.n_joints, 3
     C0, Vb, q, app = _jets(rng, model, R)
     tau = rng.normal(size=(R + 1, n))
     W0 = rng.normal(size=(R + 1, 6)) if floating else None
-    V0 = Vb[0] if floating else None
-    fd = liedyn.forward_dynamics(model, C0, V0, q[0], q[1], W0, tau, R, applied=app)
+    fd = liedyn.forward_dynamics(model, C0, Vb[:1] if floating else None, q[:2], R, tau=tau,
+                                 base_wrench=W0, applied=app)
     qn = q.copy()
     qn[2:] = np.nan
-    hyb = liedyn.hybrid_dynamics(model, C0, V0, qn, R, [], tau=tau, base_wrench=W0, applied=app)
+    Vn = None
+    if floating:
+        Vn = Vb.copy()
+        Vn[1:] = np.nan
+    hyb = liedyn.hybrid_dynamics(model, C0, Vn, qn, R, motion_driven=[], tau=tau, base_wrench=W0,
+                                 applied=app)
     assert np.array_equal(hyb.q, fd.q)
     assert np.array_equal(hyb.base_twist, fd.base_twist)
     assert np.array_equal(hyb.base_wrench, fd.base_wrench)
@@ -83,9 +95,12 @@ def test_fixed_base_is_a_motion_driven_base_at_rest():
     tau = rng.normal(size=(R + 1, n))
     app = rng.normal(size=(R + 1, fixed.n_bodies, 6))
     mask = rng.uniform(size=n) < 0.5
-    a = liedyn.hybrid_dynamics(fixed, None, None, q, R, mask, tau=tau, applied=app)
-    b = liedyn.hybrid_dynamics(floating, fixed.home_pose, np.zeros((R + 2, 6)), q, R, mask,
-                               tau=tau, applied=app, base_motion_driven=True)
+    a = liedyn.hybrid_dynamics(fixed, None, None, q, R, motion_driven=mask, tau=tau, applied=app)
+    b = liedyn.hybrid_dynamics(floating, fixed.home_pose, np.zeros((R + 2, 6)), q, R,
+                               motion_driven=mask, tau=tau, applied=app, base_motion_driven=True)
+    z = liedyn.hybrid_dynamics(fixed, None, np.zeros((R + 2, 6)), q, R, motion_driven=mask,
+                               tau=tau, applied=app)
+    assert np.array_equal(z.q, a.q) and np.array_equal(z.tau, a.tau), "zero jet = None"
     assert a.base_motion_driven
     _row_close(a.q, b.q, 1e-12, "q")
     _row_close(a.tau, b.tau, 1e-12, "tau")
@@ -114,20 +129,24 @@ def test_random_split_solves_the_closed_form(floating, base_motion, seed):
     mask[rng.permutation(n)[: n // 2]] = True
     tau = rng.normal(size=(R + 1, n))
     W0 = None if base_motion else rng.normal(size=(R + 1, 6))
-    Vin = (Vb if base_motion else Vb[0]) if floating else None
-    hyb = liedyn.hybrid_dynamics(model, C0, Vin, q, R, mask, tau=tau, base_wrench=W0,
-                                 applied=app, base_motion_driven=base_motion)
+    Vin = None
+    if floating:
+        Vin = Vb.copy()
+        if not base_motion:
+            Vin[1:] = np.nan                       # solved for, so never read
+    hyb = liedyn.hybrid_dynamics(model, C0, Vin, q, R, motion_driven=mask, tau=tau,
+                                 base_wrench=W0, applied=app, base_motion_driven=base_motion)
 
     # order 0 from the closed form, the unknowns solved for directly
-    V0 = Vb[0] if floating else None
+    V0 = Vb[:1] if floating else None
     M = liedyn.mass_matrix(model, C0, q[0])
-    Cm = liedyn.coriolis_matrix(model, C0, V0, q[0], q[1])
+    Cm = liedyn.coriolis_matrix(model, C0, V0, q[:2])
     g = liedyn.gravity_vector(model, C0, q[0])
     B = liedyn.damping_matrix(model)
     q_rest = np.vstack([q[:2], np.zeros((1, n))])
     Vb_rest = np.vstack([Vb[:1], np.zeros((1, 6))]) if floating else None
     Q = liedyn.closed_form_jets(model, C0, Vb_rest, q_rest, 0, applied=app[:1]).applied_force[0]
-    nu = _generalised(model, V0, q[1]) if floating else q[1]
+    nu = _generalised(model, Vb[0], q[1]) if floating else q[1]
     known_acc = _generalised(model, np.ones(6, bool) if base_motion else np.zeros(6, bool), mask)
     unknown = ~known_acc
     nudot = np.zeros(model.nv)
@@ -157,17 +176,17 @@ def test_random_split_solves_the_closed_form(floating, base_motion, seed):
 def _planar_arm(lengths, masses, armature, damping):
     """Fixed-base planar arm in the xy plane, revolute joints about z, gravity
     along −y; link i is a thin box of length l_i with its joint at its start."""
-    model = liedyn.Model(floating_base=False, gravity=(0.0, -9.81, 0.0))
-    model.add_body("ground", None, None)
+    b = liedyn.ModelBuilder(floating_base=False, gravity=(0.0, -9.81, 0.0))
+    b.add_body("ground", None, None)
     parent, prev = "ground", 0.0
     for i, (l, m) in enumerate(zip(lengths, masses)):
         Mb = box_inertia(m, (l, 0.04, 0.04))
         J = Mb[:3, :3]
-        model.add_body(f"link{i + 1}", parent,
-                       liedyn.Revolute((0.0, 0.0, 1.0), armature=armature[i], damping=damping[i]),
-                       translation(x=prev), liedyn.se3.spatial_inertia(m, (l / 2, 0.0, 0.0), J))
+        b.add_body(f"link{i + 1}", parent,
+                   liedyn.Revolute((0.0, 0.0, 1.0), armature=armature[i], damping=damping[i]),
+                   translation(x=prev), liedyn.se3.spatial_inertia(m, (l / 2, 0.0, 0.0), J))
         parent, prev = f"link{i + 1}", l
-    return model
+    return b.build()
 
 
 def _two_link_textbook(l, m, Izz, Ia, b, q, qd, tau, g0=9.81):
@@ -195,11 +214,13 @@ def test_planar_arms_agree_across_methods(links):
     b = rng.uniform(0.0, 0.3, links)
     model = _planar_arm(lengths, masses, Ia, b)
     q, qd, tau = rng.normal(size=(3, links))
-    fd = liedyn.forward_dynamics(model, None, None, q, qd, None, tau[None], 0).q[2]
+    fd = liedyn.forward_dynamics(model, None, None, np.stack([q, qd]), 0, tau=tau[None]).q[2]
     qjet = np.vstack([q, qd, np.full(links, np.nan)])
-    hyb = liedyn.hybrid_dynamics(model, None, None, qjet, 0, np.zeros(links, bool), tau=tau[None]).q[2]
+    hyb = liedyn.hybrid_dynamics(model, None, None, qjet, 0, motion_driven=np.zeros(links, bool),
+                                 tau=tau[None]).q[2]
     M = liedyn.mass_matrix(model, None, q)
-    h = (liedyn.coriolis_matrix(model, None, None, q, qd) + liedyn.damping_matrix(model)) @ qd
+    h = (liedyn.coriolis_matrix(model, None, None, np.stack([q, qd]))
+         + liedyn.damping_matrix(model)) @ qd
     cf = np.linalg.solve(M, tau - h - liedyn.gravity_vector(model, None, q))
     assert_close(fd, cf, rtol=1e-11, atol=1e-11, what="forward vs closed form")
     assert_close(hyb, fd, rtol=0.0, what="hybrid vs forward")
@@ -209,60 +230,181 @@ def test_planar_arms_agree_across_methods(links):
         assert_close(fd, ref, rtol=1e-11, atol=1e-11, what="forward vs textbook two-link arm")
 
 
+def _rigid_body_jets(M0, V, W, G):
+    """``V̇, V̈`` of one free rigid body of world inertia ``M0`` with twist ``V``
+    under the wrench jet ``W`` (2, 6) and gravity ``G``, from its Newton–Euler
+    equation ``W + M G = M V̇ − ad_Vᵀ M V`` (SPEC §4, order 0) and its time
+    derivative, with ``Ṁ = −(M ad_V + ad_Vᵀ M)``."""
+    ad = liedyn.se3.ad
+    dV = np.linalg.solve(M0, W[0] + M0 @ G + ad(V).T @ M0 @ V)
+    Md = -(M0 @ ad(V) + ad(V).T @ M0)
+    ddV = np.linalg.solve(M0, W[1] + Md @ G - Md @ dV + ad(dV).T @ M0 @ V
+                          + ad(V).T @ (Md @ V + M0 @ dV))
+    return dV, ddV
+
+
 def test_singular_pivot_matters_only_for_force_driven_joints():
+    """The needle's only mass is a point on its joint axis: force-driven, its
+    pivot is zero and the call must refuse; motion-driven, its rotation moves
+    no mass, so base and needle move as one rigid body (base inertia plus the
+    point mass) under the base wrench and gravity, and the needle transmits
+    no moment about its axis (τ ≡ 0, no armature)."""
     model = _point_mass_on_axis()
     R = 1
+    rng = np.random.default_rng(214)
+    C0 = liedyn.se3.exp(rng.normal(size=6))
+    V = np.full((R + 2, 6), np.nan)
+    V[0] = rng.normal(size=6)
     q = np.array([[0.2], [0.1], [0.5], [0.3]])
-    args = dict(base_twist=np.zeros(6), q=q, order=R, tau=np.ones((R + 1, 1)),
-                base_wrench=np.zeros((R + 1, 6)))
-    with pytest.raises(ValueError, match="needle"):
-        liedyn.hybrid_dynamics(model, None, motion_driven=[], **args)
-    res = liedyn.hybrid_dynamics(model, None, motion_driven=[0], **args)
-    assert np.all(np.isfinite(res.tau)) and np.all(np.isfinite(res.base_twist))
+    W0 = rng.normal(size=(R + 1, 6))
+    args = dict(base_twist=V, q=q, order=R, base_wrench=W0)
+    with pytest.raises(ValueError, match=r"^joint of body 'needle' \(q column 0\): singular pivot"):
+        liedyn.hybrid_dynamics(model, C0, motion_driven=[], tau=np.ones((R + 1, 1)), **args)
+    res = liedyn.hybrid_dynamics(model, C0, motion_driven=[0], tau=np.full((R + 1, 1), np.nan),
+                                 **args)
+    Mb = model.body_inertia[0] + liedyn.se3.spatial_inertia(0.5, (0.0, 0.0, 0.3), np.zeros((3, 3)))
+    M0 = liedyn.se3.transform_inertia(C0, Mb)
+    G = np.concatenate([np.zeros(3), model.gravity])
+    dV, ddV = _rigid_body_jets(M0, V[0], W0, G)
+    # O(1) data through a 6×6 solve and two recursions: agreement to ~1e-14
+    assert_close(res.base_twist, np.stack([V[0], dV, ddV]), rtol=1e-12, atol=1e-12,
+                 what="base twist jet")
+    scale = np.abs(M0).max() * (1.0 + np.abs(res.base_twist).max()) ** 2
+    assert_close(res.tau, np.zeros((R + 1, 1)), rtol=0.0, atol=1e-13 * scale, what="needle torque")
+    assert np.array_equal(res.q, q) and np.array_equal(res.base_wrench, W0)
+
+
+def _closed_form_hybrid(model, C0, Vb, q, mask, tau, W0, app, base_motion, R):
+    """Hybrid jets by the closed form (SPEC §7), order by order: with every
+    ``ν^(≤r)`` known, ``τ̄^(r) = M ν^(r+1) + b^(r)``, so the unknown
+    accelerations solve ``M_uu ν_u = τ̄_u − b_u`` and the unknown forces follow
+    as ``M_k ν + b_k``. ``Vb``, ``q``, ``tau`` full-size, unknown entries
+    ignored. Returns ``(base_twist, q, base_wrench, tau)`` jets (``τ̄`` split)."""
+    n, nv = model.n_joints, model.nv
+    floating = model.floating_base
+    known = _generalised(model, np.full(6, base_motion), mask)          # known accelerations
+    nu = np.zeros((R + 2, nv))
+    nu[0] = _generalised(model, Vb[0], q[1]) if floating else q[1]
+    tbar = np.zeros((R + 1, nv))
+    given = _generalised(model, np.zeros((R + 1, 6)) if W0 is None else W0, tau) if floating \
+        else tau.copy()
+    for r in range(R + 1):
+        known_next = _generalised(model, Vb[r + 1], q[r + 2]) if floating else q[r + 2]
+        nu[r + 1] = np.where(known, known_next, 0.0)
+        Vj = nu[:r + 2, :6] if floating else None
+        qj = np.concatenate([q[:1], nu[:r + 2, 6:] if floating else nu[:r + 2]])
+        jets = liedyn.closed_form_jets(model, C0, Vj, qj, r, applied=app[:r + 1])
+        b = liedyn.closed_form_inverse_dynamics(jets)[r]           # with ν_u^(r+1) = 0
+        M = jets.mass[0]
+        u = ~known
+        nu[r + 1, u] = np.linalg.solve(M[np.ix_(u, u)], given[r, u] - b[u])
+        tbar[r] = np.where(known, b + M[:, u] @ nu[r + 1, u], given[r])
+    qout = np.concatenate([q[:1], nu[:, 6:] if floating else nu])
+    if floating:
+        return nu[:, :6], qout, tbar[:, :6], tbar[:, 6:]
+    return np.zeros((R + 2, 6)), qout, tbar[:, :0], tbar
 
 
 def test_bad_inputs_name_the_argument():
     rng = np.random.default_rng(231)
     model = random_tree(rng, 4)
     n, R = model.n_joints, 1
-    ok = dict(base_pose=None, base_twist=np.zeros(6), q=np.zeros((R + 3, n)), order=R,
+    ok = dict(base_pose=None, base_twist=np.zeros((R + 2, 6)), q=np.zeros((R + 3, n)), order=R,
               motion_driven=[0], tau=np.zeros((R + 1, n)), base_wrench=np.zeros((R + 1, 6)))
     liedyn.hybrid_dynamics(model, **ok)
     bad_q = np.zeros((R + 3, n))
     bad_q[2, 0] = np.nan            # a prescribed (used) entry
     bad_tau = np.zeros((R + 1, n))
     bad_tau[0, 1] = np.inf          # a used entry of a force-driven joint
+    bad_twist = np.zeros((R + 2, 6))
+    bad_twist[1:] = np.nan          # read when the base motion is prescribed
     bad = [
         (dict(motion_driven=np.ones(n + 1, bool)), ValueError, "motion_driven"),
         (dict(motion_driven=[n]), ValueError, "motion_driven"),
         (dict(motion_driven=[0.5]), TypeError, "motion_driven"),
         (dict(motion_driven=None), TypeError, "motion_driven"),
+        (dict(motion_driven=[1, 0, 1]), TypeError, "motion_driven"),   # an int mask is ambiguous
+        (dict(motion_driven=[0, 0]), ValueError, "motion_driven"),     # a column twice
+        (dict(motion_driven=["no such joint"]), ValueError, "motion_driven"),
         (dict(tau=None), ValueError, "tau"),
         (dict(tau=bad_tau), ValueError, "tau"),
+        (dict(tau=np.zeros((R + 2, n))), ValueError, "tau"),
         (dict(q=bad_q), ValueError, "q"),
         (dict(q=np.zeros((R + 2, n))), ValueError, "q"),
+        (dict(base_twist=np.zeros((1, 6))), ValueError, "base_twist"),  # full-size jet
+        (dict(base_twist=None), ValueError, "base_twist"),
         (dict(base_wrench=None), ValueError, "base_wrench"),
-        (dict(base_motion_driven=True), ValueError, "base_twist"),
-        (dict(base_motion_driven=True, base_twist=np.zeros((R + 2, 6))), ValueError, "base_wrench"),
+        (dict(base_motion_driven=True, base_twist=bad_twist, base_wrench=None), ValueError,
+         "base_twist"),
+        (dict(base_motion_driven=True), ValueError, "base_wrench"),
         (dict(base_motion_driven="yes"), TypeError, "base_motion_driven"),
         (dict(order=-1), ValueError, "order"),
     ]
     for change, err, name in bad:
-        with pytest.raises(err, match=name):
+        with pytest.raises(err, match=rf"^{name}:"):
             liedyn.hybrid_dynamics(model, **{**ok, **change})
+    # the split and the force jets are keyword-only
+    with pytest.raises(TypeError):
+        liedyn.hybrid_dynamics(model, None, ok["base_twist"], ok["q"], R, [0])
     # unused entries may hold anything: q rows ≥ 2 of force-driven joints,
-    # tau of motion-driven ones
-    q = np.full((R + 3, n), np.nan)
-    q[:2] = 0.0
-    q[2:, 0] = 1.0
-    tau = np.zeros((R + 1, n))
-    tau[:, 0] = np.nan
-    res = liedyn.hybrid_dynamics(model, **{**ok, "q": q, "tau": tau})
-    assert np.all(np.isfinite(res.q)) and np.all(np.isfinite(res.tau))
+    # tau of motion-driven ones, base twist rows ≥ 1 of a wrench-driven base
+    rng_j = np.random.default_rng(232)
+    C0 = liedyn.se3.exp(rng_j.normal(size=6))
+    V = rng_j.normal(size=(R + 2, 6))
+    q = rng_j.normal(size=(R + 3, n))
+    tau = rng_j.normal(size=(R + 1, n))
+    W0 = rng_j.normal(size=(R + 1, 6))
+    app = rng_j.normal(size=(R + 1, model.n_bodies, 6))
+    mask = np.array([True] + [False] * (n - 1))
+    Vn, qn, tn = V.copy(), q.copy(), tau.copy()
+    Vn[1:] = np.nan
+    qn[2:, 1:] = np.nan
+    tn[:, 0] = np.nan
+    res = liedyn.hybrid_dynamics(model, C0, Vn, qn, R, motion_driven=[0], tau=tn, base_wrench=W0,
+                                 applied=app)
+    ref = _closed_form_hybrid(model, C0, V, q, mask, tau, W0, app, False, R)
+    # a dense solve of an O(1)-conditioned system against the recursions: 1e-10
+    # of each row, as in test_random_split_solves_the_closed_form
+    _row_close(res.base_twist, ref[0], 1e-10, "solved base twist")
+    _row_close(res.q, ref[1], 1e-10, "solved joint motion")
+    _row_close(res.tau, ref[3], 1e-10, "solved and given joint forces")
+    assert np.array_equal(res.base_wrench, W0) and np.array_equal(res.tau[:, 1:], tau[:, 1:])
+    assert np.array_equal(res.q[:, 0], q[:, 0]) and np.array_equal(res.base_twist[0], V[0])
     fixed = random_tree(rng, 4, floating_base=False)
     fixed_ok = {**ok, "base_twist": None, "base_wrench": None}
-    liedyn.hybrid_dynamics(fixed, **fixed_ok)
-    with pytest.raises(ValueError, match="base_motion_driven"):
+    a = liedyn.hybrid_dynamics(fixed, **fixed_ok)
+    with pytest.raises(ValueError, match=r"^base_motion_driven:"):
         liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_motion_driven": False})
-    with pytest.raises(ValueError, match="base_twist"):
+    with pytest.raises(ValueError, match=r"^base_twist:"):
         liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_twist": np.zeros(6)})
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_twist": np.ones((R + 2, 6))})
+    with pytest.raises(ValueError, match=r"^base_wrench:"):
+        liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_wrench": np.zeros((R + 1, 6))})
+    b = liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_twist": np.zeros((R + 2, 6))})
+    assert np.array_equal(a.tau, b.tau) and np.array_equal(a.base_wrench, b.base_wrench)
+
+
+@pytest.mark.parametrize("floating, base_motion, seed", [
+    (True, False, 241), (True, True, 242), (False, True, 243)])
+def test_closed_form_reference_at_every_order(floating, base_motion, seed):
+    """The order-by-order closed-form solve of _closed_form_hybrid returns every
+    jet, given or solved, of hybrid dynamics at orders 0..3 (and so is a
+    reference the NaN-entries check above can rely on)."""
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, 7, floating_base=floating, armature=True, damping=True)
+    n, R = model.n_joints, 3
+    C0, Vb, q, app = _jets(rng, model, R)
+    mask = np.zeros(n, bool)
+    mask[rng.permutation(n)[: n // 2]] = True
+    tau = rng.normal(size=(R + 1, n))
+    W0 = None if base_motion else rng.normal(size=(R + 1, 6))
+    hyb = liedyn.hybrid_dynamics(model, C0, Vb, q, R, motion_driven=mask, tau=tau,
+                                 base_wrench=W0, applied=app, base_motion_driven=base_motion)
+    ref = _closed_form_hybrid(model, C0, Vb if floating else np.zeros((R + 2, 6)), q, mask, tau,
+                              W0, app, base_motion, R)
+    _row_close(hyb.base_twist, ref[0], 1e-10, "base twist")
+    _row_close(hyb.q, ref[1], 1e-10, "q")
+    _row_close(hyb.tau, ref[3], 1e-10, "tau")
+    if floating:
+        _row_close(hyb.base_wrench, ref[2], 1e-10, "base wrench")

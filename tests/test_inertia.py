@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from liedyn import se3
+from liedyn import ModelBuilder, se3
 from liedyn.inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from liedyn.workspace import binomials
 from models.trees import random_inertia
@@ -33,8 +33,9 @@ def test_structured_jets_equal_dense_leibniz(seed):
     rng = np.random.default_rng(100 + seed)
     Mb = random_inertia(rng)
     m = Mb[3, 3]
-    com = se3.vee(Mb[:3, 3:]) / m
-    J = Mb[:3, :3] - m * se3.hat(com) @ se3.hat(com).T
+    b = ModelBuilder()
+    b.add_body("body", None, None, inertia=Mb)
+    model = b.build()           # the kernels read mass, CoM and J_c from the model handle
     C = se3.exp(rng.normal(size=6))
     V = rng.normal(size=(K_MAX + 2, 1, 6))
     g = np.array([0.0, 0.0, -9.81])
@@ -43,7 +44,7 @@ def test_structured_jets_equal_dense_leibniz(seed):
     Ic = np.empty((K_MAX + 1, 1, 3, 3))
     Pi = np.empty((K_MAX + 1, 1, 6))
     binom = binomials(K_MAX + 3)
-    _body_mass_jets(0, K_MAX, np.array([m]), com[None], J[None], C[None], V, binom, c, Ic)
+    _body_mass_jets(0, K_MAX, model._data, C[None], V, binom, c, Ic)
     for k in range(K_MAX + 1):
         _momentum_order(0, k, m, V, c, Ic, binom, Pi)
 

@@ -9,6 +9,11 @@
     derivative of the total spatial momentum summed from poses and twists,
     and its time derivatives equal the higher-order base wrench jets;
 (e) bad inputs raise ValueError/TypeError naming the argument.
+
+The finite-difference bounds of (b) and (d) need the size of derivatives
+beyond the ones compared; those come from the Taylor-series Newton–Euler of
+``tests/series_oracle.py`` (an independent route to every order), never from
+the higher orders of the algorithm under test.
 """
 
 from math import factorial
@@ -23,6 +28,7 @@ from liedyn import se3
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests.helpers import assert_close, integrate_pose, poly_jet
+from tests import series_oracle
 from tests.pinocchio_oracle import to_pinocchio
 
 EPS = np.finfo(float).eps
@@ -152,26 +158,43 @@ class Trajectory:
         C, Vb, q, app = self.inputs(t, r)
         return liedyn.inverse_dynamics(self.model, C, Vb, q, r, applied=app)
 
+    def oracle(self, r):
+        """The jets at t = 0 to order ``r`` by Taylor-series Newton–Euler
+        (``tests/series_oracle``), independent of liedyn's recursions."""
+        C, Vb, q, app = self.inputs(0.0, r)
+        return series_oracle.inverse_jets(self.model, C, Vb, q, r, app)
+
 
 # --------------------------------------------------- (b) finite differences --
 
 H = 2e-3
 K_MAX = 4
 # Central difference of a smooth x: (x(h) − x(−h))/2h − ẋ(0) = h²/6 · x⁽³⁾(ξ), |ξ| < h,
-# bounded per component by h²/6 · max over the three samples of |x⁽³⁾| (which moves by
-# only O(h) across the interval: factor 2 covers it; measured error/bound = 0.50, i.e.
-# the error is the predicted leading term). Rounding: each sample carries ~100·eps
-# relative error of its largest entry (a sum over ≤ 12 bodies of products of O(1)
-# factors), divided by 2h. The pose integrator (4th-order Magnus, 16 steps over 2e-3)
-# adds < 1e-20.
+# bounded per component by h²/6 · sup_{|ξ|≤h} |x⁽³⁾(ξ)|. The sup comes from the
+# Taylor coefficients at 0 of the series oracle: |x⁽ᵐ⁾(ξ)| ≤ Σ_j |x⁽ᵐ⁺ʲ⁾(0)| h^j/j!,
+# summed to j = 2 and doubled for the rest of the series (measured error/bound
+# ≤ 0.50: the error is the predicted leading term, the 2 is the margin).
+# Rounding: each sample carries ~100·eps relative error of its largest entry (a
+# sum over ≤ 12 bodies of products of O(1) factors), divided by 2h; the size of
+# that entry also from the oracle (×2 for its change over the stencil). The pose
+# integrator (4th-order Magnus, 16 steps over 2e-3) adds < 1e-20.
 #
 # Sharper: subtracting the leading term, fd − h²/6 · x⁽ᵏ⁺³⁾(0) − x⁽ᵏ⁺¹⁾(0) = h⁴/120 · x⁽ᵏ⁺⁵⁾(ξ),
 # which checks the jets to ~1e-10 relative instead of ~1e-6.
 
 
-def _fd_bound(x3_samples, x_samples, power=2, coeff=1.0 / 6.0):
-    trunc = 2.0 * coeff * H ** power * np.max(np.abs(x3_samples), axis=0)
-    rounding = 100 * EPS * np.max(np.abs(x_samples)) / H
+def _sup_near_zero(jet, m):
+    """Per component, a bound on ``max_{|ξ| ≤ H} |x⁽ᵐ⁾(ξ)|`` from an oracle jet at 0."""
+    terms = [np.abs(jet[m + j]) * H ** j / factorial(j) for j in range(3) if m + j < len(jet)]
+    return 2.0 * sum(terms)
+
+
+def _fd_bound(oracle_jet, k, power=2, coeff=1.0 / 6.0):
+    """Error bound of the central difference of row ``k`` against row ``k+1``,
+    with ``power``/``coeff`` the leading truncation term ``coeff·H^power·x⁽ᵏ⁺¹⁺ᵖᵒʷᵉʳ⁾``
+    (``oracle_jet``: the quantity's jet at t = 0 from the series oracle)."""
+    trunc = coeff * H ** power * _sup_near_zero(oracle_jet, k + 1 + power)
+    rounding = 100 * EPS * 2.0 * np.max(np.abs(oracle_jet[k])) / H
     return trunc + rounding
 
 
@@ -193,17 +216,18 @@ def test_order_k_plus_1_is_central_difference_of_order_k(kind, applied, extras, 
     traj = Trajectory(model, rng, degree=K_MAX + 6, applied=applied)
     r = K_MAX + 5                                      # x⁽ᵏ⁺⁵⁾ for the sharper bound
     res = [traj.solve(t, r) for t in (-H, 0.0, H)]
+    ref = traj.oracle(r + 2)                           # two more rows for the sup over |ξ| ≤ H
     for name in ("tau", "base_wrench"):
         x = np.stack([getattr(s, name) for s in res])           # (3, r+1, …)
         for k in range(K_MAX + 1):
             fd = (x[2, k] - x[0, k]) / (2 * H)
             err = np.abs(fd - x[1, k + 1])
-            bound = _fd_bound(x[:, k + 3], x[:, k])
+            bound = _fd_bound(ref[name], k)
             assert np.all(err <= bound), (
                 f"{name} order {k + 1}: |fd − jet| {err.max():.2e} > bound "
                 f"{bound[np.argmax(err - bound)]:.2e} (|jet| {np.abs(x[1, k + 1]).max():.2e})")
             err = np.abs(fd - H * H / 6.0 * x[1, k + 3] - x[1, k + 1])
-            bound = _fd_bound(x[:, k + 5], x[:, k], power=4, coeff=1.0 / 120.0)
+            bound = _fd_bound(ref[name], k, power=4, coeff=1.0 / 120.0)
             assert np.all(err <= bound), (
                 f"{name} order {k + 1}, leading term removed: {err.max():.2e} > "
                 f"{bound[np.argmax(err - bound)]:.2e}")
@@ -212,14 +236,15 @@ def test_order_k_plus_1_is_central_difference_of_order_k(kind, applied, extras, 
         X = np.stack([getattr(s, name) for s in res])           # jets go to r + 1
         for k in range(r - 2):
             fd = (X[2, k] - X[0, k]) / (2 * H)
-            assert np.all(np.abs(fd - X[1, k + 1]) <= _fd_bound(X[:, k + 3], X[:, k])), f"{name} {k + 1}"
+            assert np.all(np.abs(fd - X[1, k + 1]) <= _fd_bound(ref[name], k)), f"{name} {k + 1}"
     V = np.stack([s.twist for s in res])
     # (C(h) − C(−h))/2h · C⁻¹ − [V] = h²/6 · C⁽³⁾ C⁻¹ + …, with C⁽³⁾ C⁻¹ a cubic in
-    # V, V̇, V̈ and the body position (all O(1–10) here): 1e-5·(1 + |V|) is ~10× that.
+    # V, V̇, V̈ and the body position (all O(1–10) here): 1e-5·(1 + |V|) is ~10× that
+    # (|V| of the oracle).
     C = np.stack([s.body_pose for s in res])
     for j in range(model.n_bodies):
         Vfd = se3.vee((C[2, j] - C[0, j]) / (2 * H) @ se3.inv(C[1, j]))
-        assert_close(Vfd, V[1, 0, j], rtol=0, atol=1e-5 * (1 + np.max(np.abs(V[1, :3, j]))),
+        assert_close(Vfd, V[1, 0, j], rtol=0, atol=1e-5 * (1 + np.max(np.abs(ref["twist"][:3, j]))),
                      what=f"Ċ C⁻¹ body {j}")
 
 
@@ -229,11 +254,50 @@ def test_fd_check_detects_a_wrong_jet():
     model = random_tree(rng, 5)
     traj = Trajectory(model, rng, degree=9)
     res = [traj.solve(t, 5) for t in (-H, 0.0, H)]
+    ref = traj.oracle(5)["tau"]
     x = np.stack([s.tau for s in res])
     wrong = x[1, 2] * (1 + 1e-4)
     fd = (x[2, 1] - x[0, 1]) / (2 * H)
-    assert np.any(np.abs(fd - wrong) > _fd_bound(x[:, 4], x[:, 1]))
-    assert np.all(np.abs(fd - x[1, 2]) <= _fd_bound(x[:, 4], x[:, 1]))
+    assert np.any(np.abs(fd - wrong) > _fd_bound(ref, 1))
+    assert np.all(np.abs(fd - x[1, 2]) <= _fd_bound(ref, 1))
+
+
+# Every order against the series oracle: liedyn's jet recursions and the
+# Taylor arithmetic of tests/series_oracle share no formula beyond the order-0
+# Newton–Euler they both differentiate. Both sides are float64 sums of O(r² N)
+# products of O(1) jets. Measured over 36 random trees at order 9, relative to
+# 1 + |row|: ≤ 1e-13 for forces, momenta and screws at every order; the twist
+# rows lose more to cancellation, growing ≈ 2.5× per order from 2e-15 (k = 0)
+# to 1e-11 (k = 10) on the deepest chains, on both sides alike (checked against
+# the oracle at 40 digits). Tolerances: 1e-12, and 1e-13 · 2.5^k for twist row
+# k (≥ 10× margin everywhere); a wrong coefficient is an O(1) error.
+ORACLE_TOL = 1e-12
+TWIST_GROWTH = 2.5
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_order_equals_the_series_oracle(seed):
+    """Orders 0..9 of W₀, τ, the body twist and screw jets and the total
+    momentum on a zoo of random trees with applied wrenches."""
+    rng = np.random.default_rng(1100 + seed)
+    model = random_tree(rng, int(rng.integers(2, 16)), floating_base=bool(rng.integers(2)),
+                        prismatic_fraction=rng.uniform(0.0, 1.0), armature=bool(rng.integers(2)),
+                        damping=bool(rng.integers(2)), shuffle=bool(rng.integers(2)))
+    r = 9
+    C0 = se3.exp(rng.normal(size=6))
+    Vb = rng.normal(size=(r + 2, 6)) * 0.7 if model.floating_base else None
+    q = rng.normal(size=(r + 3, model.n_joints)) * 0.7
+    app = rng.normal(size=(r + 1, model.n_bodies, 6))
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, r, applied=app)
+    ref = series_oracle.inverse_jets(model, C0, Vb, q, r, app)
+    for name, got in (("base_wrench", res.base_wrench), ("tau", res.tau), ("twist", res.twist),
+                      ("screw", res.screw), ("momentum", res.momentum.sum(axis=1))):
+        want = ref[name][:got.shape[0]]
+        scale = 1.0 + np.abs(want).reshape(len(want), -1).max(axis=1)
+        err = np.abs(got - want).reshape(len(want), -1).max(axis=1) / scale
+        tol = (0.1 * ORACLE_TOL * TWIST_GROWTH ** np.arange(len(want)) if name == "twist"
+               else ORACLE_TOL)
+        assert np.all(err <= tol), f"{name}: relative row errors {err}"
 
 
 # ------------------------------------------------------- (c) Lagrangian --
@@ -375,8 +439,8 @@ def test_momentum_balance(floating, applied, seed):
     second derivative h⁴/90·|P⁽⁶⁾|; third derivative h²/4·|P⁽⁵⁾|; W_g's
     first derivative (5-point) h⁴/30·|W_g⁽⁵⁾| and second (3-point) h²/12·|W_g⁽⁴⁾|,
     with ``W_g⁽ᵏ⁾ = (P_lin⁽ᵏ⁻¹⁾ × g⃗, 0)`` so ``|W_g⁽ᵏ⁾| ≤ 2|g⃗|·max|P⁽ᵏ⁻¹⁾|``. The
-    sizes |P⁽ᵐ⁾| come from liedyn's momentum jets at t = 0 (×2 for their change
-    over the ±2h stencil); they only size the bound. Rounding: 100·eps·|P|/hᵐ.
+    sizes |P⁽ᵐ⁾| come from the series oracle's total momentum jet at t = 0 (×2
+    for their change over the ±2h stencil). Rounding: 100·eps·|P|/hᵐ.
     """
     rng = np.random.default_rng(seed)
     model = random_tree(rng, 6, floating_base=floating)
@@ -393,7 +457,7 @@ def test_momentum_balance(floating, applied, seed):
     jets = traj.solve(0.0, 5)
     assert_close(jets.momentum[0].sum(axis=0), P[2], rtol=0, atol=1e-12 * np.max(np.abs(P[2])),
                  what="Σ Π_j = Σ Ad⁻ᵀ Mᵇ Ad⁻¹ V")
-    Pm = np.max(np.abs(jets.momentum.sum(axis=1)), axis=1)          # |P⁽ᵐ⁾|, m = 0..6
+    Pm = np.max(np.abs(traj.oracle(5)["momentum"]), axis=1)         # |P⁽ᵐ⁾|, m = 0..6
     g = np.linalg.norm(model.gravity)
     rnd = 100 * EPS * np.max(np.abs(P))
     fd = (-P[4] + 8 * P[3] - 8 * P[1] + P[0]) / (12 * h)
@@ -486,6 +550,38 @@ def test_forward_kinematics_bad_inputs(model, arg, value, exc):
     kw[arg] = value
     with pytest.raises(exc, match=rf"^{arg}:"):
         liedyn.forward_kinematics(model, **kw)
+
+
+def test_fixed_base_accepts_none_or_a_zero_twist_jet():
+    kw = _good(FIXED)
+    a = liedyn.inverse_dynamics(FIXED, **kw)
+    b = liedyn.inverse_dynamics(FIXED, **{**kw, "base_twist": np.zeros((3, 6))})
+    assert np.array_equal(a.base_wrench, b.base_wrench) and np.array_equal(a.tau, b.tau)
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        liedyn.inverse_dynamics(FIXED, **{**kw, "base_twist": np.zeros((2, 6))})
+    q = np.zeros((3, FIXED.n_joints))
+    a = liedyn.forward_kinematics(FIXED, None, None, q, 1)
+    b = liedyn.forward_kinematics(FIXED, None, np.zeros((2, 6)), q, 1)
+    assert np.array_equal(a.twist, b.twist) and np.array_equal(a.body_pose, b.body_pose)
+
+
+def test_body_jets_are_read_only():
+    kw = _good(FLOAT)
+    kw["q"] = np.random.default_rng(63).normal(size=kw["q"].shape)
+    res = liedyn.inverse_dynamics(FLOAT, **kw)
+    for name in ("body_pose", "twist", "screw", "momentum", "wrench"):
+        a = getattr(res, name)
+        assert not a.flags.writeable, name
+        with pytest.raises(ValueError, match=r"^assignment destination is read-only"):
+            a[...] = 0.0
+        assert getattr(res, name) is a, f"{name}: read once, then kept"
+
+
+def test_suite_checks_kernel_argument_types():
+    """conftest turns on LIEDYN_CHECK_KERNEL_TYPES before liedyn is imported:
+    every compiled-kernel call in these tests checks its argument types."""
+    from liedyn import _jit
+    assert _jit.CHECK_KERNEL_TYPES
 
 
 def test_good_inputs_pass_and_none_pose_is_home():

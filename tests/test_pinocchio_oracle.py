@@ -9,6 +9,7 @@ import liedyn
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests.helpers import assert_close
+from liedyn.model import JOINT_REVOLUTE
 from tests.pinocchio_oracle import depth_first_order, to_pinocchio
 
 # Every quantity below is O(1) and produced by a handful of 4×4 products:
@@ -76,6 +77,30 @@ def test_body_poses_match_forward_kinematics(model, seed):
 
 
 @pytest.mark.parametrize("model,seed", MODELS)
+def test_home_poses_and_joint_screws_are_relative_to_the_base_frame(model, seed):
+    """``body_home`` and ``joint_screw`` against Pinocchio's kinematics of the
+    base at identity and q = 0: ``H_j`` is body j's pose in the base frame
+    (``H_0 = I``) and ``Y_j`` the joint screw in the base frame, ``Ad_{O_j}``
+    of the joint's local screw (``(e, 0)`` revolute, ``(0, e)`` prismatic)."""
+    pm = to_pinocchio(model, base_pose=np.eye(4))
+    qp = pm.config_to_pin(np.eye(4), np.zeros(model.n_joints))
+    assert np.array_equal(model.body_home[0], np.eye(4))
+    assert_close(pm.body_poses(qp), model.body_home, rtol=0, atol=TOL, what="H_j")
+    assert not np.any(model.joint_screw[0])
+    for j in range(1, model.n_bodies):
+        e = np.array(model.joint_axis[j])
+        local = (np.concatenate([e, np.zeros(3)]) if model.joint_type[j] == JOINT_REVOLUTE
+                 else np.concatenate([np.zeros(3), e]))
+        Y = liedyn.se3.Ad(pm.data.oMi[int(pm.joint_id[j])].homogeneous) @ local
+        assert_close(model.joint_screw[j], Y, rtol=0, atol=TOL, what=f"Y_{j}")
+    # a base away from the origin moves every pose, not H_j
+    C0 = liedyn.se3.exp(np.random.default_rng(600 + seed).normal(size=6))
+    fk = liedyn.forward_kinematics(model, C0, np.zeros((1, 6)) if model.floating_base else None,
+                                   np.zeros((2, model.n_joints)), 0)
+    assert_close(fk.body_pose, C0 @ model.body_home, rtol=0, atol=TOL, what="C_j = C₀ H_j")
+
+
+@pytest.mark.parametrize("model,seed", MODELS)
 def test_velocity_map_gives_pinocchio_body_velocities(model, seed):
     """Pinocchio's joint-frame velocities and classical accelerations, mapped to
     the world, equal liedyn's spatial twists and their derivatives."""
@@ -129,6 +154,6 @@ def test_mass_matrix_and_aba_conversions_are_consistent_with_rnea(model, seed):
     assert_close(Mc, Mc.T, rtol=0, atol=0, what="symmetric")
     nudot = rng.normal(size=nb + n)
     t = tbar(nudot)
-    dV0, ddq = pm.aba(C0, None if Vb is None else Vb[0], q[0], q[1], t[:nb] if nb else np.zeros(6),
-                      t[nb:], applied)
+    dV0, ddq = pm.aba(C0, None if Vb is None else Vb[:1], q[:2], tau=t[nb:][None],
+                      base_wrench=t[None, :6] if nb else None, applied=applied[None])
     assert_close(np.concatenate([dV0[:nb], ddq]), nudot, rtol=0, atol=1e-10, what="aba∘rnea")

@@ -59,9 +59,11 @@ def test_hat_vee_round_trip_and_cross_product():
 
 # --------------------------------------------------------------- exp/log --
 
-@pytest.mark.parametrize("theta", ANGLES)
-def test_exp_matches_scipy_expm(theta):
-    rng = np.random.default_rng(int(1e6 * theta) % 2**32)
+# Each case draws from its own seed (the angle's index): seeds derived from θ
+# itself would coincide for the three smallest angles.
+@pytest.mark.parametrize("i,theta", list(enumerate(ANGLES)))
+def test_exp_matches_scipy_expm(i, theta):
+    rng = np.random.default_rng(100 + i)
     for _ in range(5):
         V = _twist_with_angle(rng, theta)
         # expm is accurate to a few eps times ‖[V]‖ ≈ 3 here
@@ -69,9 +71,9 @@ def test_exp_matches_scipy_expm(theta):
                      what=f"exp vs expm at θ={theta}")
 
 
-@pytest.mark.parametrize("theta", ANGLES)
-def test_log_inverts_exp_on_principal_branch(theta):
-    rng = np.random.default_rng(int(1e6 * theta) % 2**32 + 7)
+@pytest.mark.parametrize("i,theta", list(enumerate(ANGLES)))
+def test_log_inverts_exp_on_principal_branch(i, theta):
+    rng = np.random.default_rng(200 + i)
     for _ in range(5):
         V = _twist_with_angle(rng, theta)
         C = se3.exp(V)
@@ -114,7 +116,9 @@ def test_so3_exp_log_agree_with_se3_and_expm():
         assert_close(se3.log_so3(R), w, rtol=0, atol=200 * EPS, what="log_so3∘exp_so3")
 
 
-@settings(max_examples=60, deadline=None)
+# derandomize: the same 60 examples on every run (conftest loads a profile
+# that does the same for every property test).
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(st.lists(st.floats(-3.0, 3.0, allow_nan=False), min_size=6, max_size=6))
 def test_exp_log_round_trip_hypothesis(x):
     V = np.array(x)
@@ -129,11 +133,14 @@ def test_exp_log_round_trip_hypothesis(x):
 # ------------------------------------------------ small-angle branch --
 
 def _abc_exact(theta):
-    t = mpmath.mpf(theta)
-    if t == 0:
-        return 1.0, 0.5, 1.0 / 6.0
-    return (float(mpmath.sin(t) / t), float((1 - mpmath.cos(t)) / t**2),
-            float((t - mpmath.sin(t)) / t**3))
+    """``(sin θ/θ, (1 − cos θ)/θ², (θ − sin θ)/θ³)`` at 40 digits, in a local
+    mpmath context (the global precision is left as it was)."""
+    with mpmath.workdps(40):
+        t = mpmath.mpf(theta)
+        if t == 0:
+            return 1.0, 0.5, 1.0 / 6.0
+        return (float(mpmath.sin(t) / t), float((1 - mpmath.cos(t)) / t**2),
+                float((t - mpmath.sin(t)) / t**3))
 
 
 @pytest.mark.parametrize("theta", [0.0, 1e-8, 1e-4, 0.03, 0.09, SMALL_ANGLE * (1 - 1e-12),
@@ -146,7 +153,6 @@ def test_exp_coefficients_against_40_digit_reference(theta):
     above the switch (≈ 2e-14 at θ = 0.1), the documented worst case; A and B
     (from sin θ and sin(θ/2)) have none.
     """
-    mpmath.mp.dps = 40
     A, B, C = se3._abc(theta)
     Ae, Be, Ce = _abc_exact(theta)
     tol_closed = 4 * EPS / max(theta, SMALL_ANGLE) ** 2
@@ -191,9 +197,9 @@ def test_Ad_conjugates_hat():
                      what="[Ad_C V] = C[V]C⁻¹")
 
 
-@pytest.mark.parametrize("scale", [1e-6, 1.0, 2.5])
-def test_Ad_exp_equals_expm_ad(scale):
-    rng = np.random.default_rng(9 + int(scale * 10))
+@pytest.mark.parametrize("i,scale", list(enumerate([1e-6, 1.0, 2.5])))
+def test_Ad_exp_equals_expm_ad(i, scale):
+    rng = np.random.default_rng(300 + i)
     for V in _random_twists(rng, 10, scale):
         if np.linalg.norm(V[:3]) > np.pi:
             V[:3] *= 3.0 / np.linalg.norm(V[:3])

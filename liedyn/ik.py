@@ -1,0 +1,197 @@
+"""Inverse kinematics: joint positions that put a frame at a target pose, by
+damped least squares with an adaptive damping (Levenberg–Marquardt), a
+bounded step and the model's joint limits.
+
+Glossary
+--------
+==========  ===========  ====================================================
+``X(q)``    (4, 4)       the frame's pose (:func:`liedyn.frame_pose`)
+``X*``      (4, 4)       the target pose
+``e``       (6,)         ``log(X⁻¹ X*)`` (:func:`liedyn.se3.log`): the twist,
+                         in the frame's own axes, that carries ``X`` to ``X*``
+                         in unit time; ``(ω, v)``, radians and metres
+``J``       (6, n)       the frame's local Jacobian, joint columns
+                         (:func:`liedyn.frame_jacobian`, ``reference="local"``)
+``λ``                    damping
+==========  ===========  ====================================================
+
+One iteration: ``Δq = (Jᵀ J + λ² I)⁻¹ Jᵀ e`` over the joints free to move
+(a joint at a limit whose step points out of range is held and the step
+recomputed without it); the step is scaled so that no joint moves more than
+``max_step``; the trial ``q + Δq`` is projected onto the limits. A trial that
+lowers ``‖e‖`` is accepted and ``λ`` halved (towards Gauss–Newton); otherwise
+``λ`` grows fourfold and the step is recomputed. Hence ``‖e‖`` never
+increases, steps stay bounded at singular configurations, and an unreachable
+target ends at a local minimum of ``‖e‖²`` with ``status="stalled"``.
+
+Near the solution ``log(X(q + Δq)⁻¹ X*) = e − J Δq + O(|Δq|², |e| |Δq|)``, and
+the ``|e| |Δq|`` term is ``½ ad_e e = 0`` to first order, so with ``λ → 0``
+the iteration converges quadratically.
+
+A floating base does not move: the base stays at ``base_pose`` and only the
+joints are solved for.
+"""
+
+import numpy as np
+
+from . import se3
+from ._checks import as_array, check_pose, check_scalar
+from .frames import frame_arg, pose_and_jacobian
+from .model import check_model
+
+__all__ = ["InverseKinematicsResult", "inverse_kinematics"]
+
+# Damping is kept within [LAMBDA_MIN, LAMBDA_MAX]: below, (JᵀJ + λ²I) is
+# regularised by λ² ≈ 1e-24, harmless next to JᵀJ of a full-rank O(1) J;
+# above, the step is shorter than 1e-16 of the gradient and nothing changes.
+LAMBDA_MIN, LAMBDA_MAX = 1e-12, 1e8
+
+
+class InverseKinematicsResult:
+    """Outcome of :func:`inverse_kinematics`.
+
+    Attributes
+    ----------
+    q : (n,)
+        Joint positions at the end, within the joint limits.
+    converged : bool
+        ``error_norm ≤ tol``.
+    status : str
+        ``"converged"``, ``"stalled"`` (no step lowers the error any more: a
+        local minimum, e.g. an unreachable target) or ``"max_iterations"``.
+    iterations : int
+        Iterations run (each solves for one step and evaluates trials).
+    error : (6,)
+        ``e = log(X(q)⁻¹ X*)`` at ``q``, ``(ω, v)`` in the frame's axes.
+    error_norm : float
+        ``‖e‖``.
+    history : (iterations+1,)
+        ``‖e‖`` before the first iteration and after each; non-increasing.
+    """
+
+    __slots__ = ("q", "converged", "status", "iterations", "error", "error_norm", "history")
+
+    def __init__(self, q, status, error, history):
+        for k, v in (("q", q), ("converged", status == "converged"), ("status", status),
+                     ("iterations", len(history) - 1), ("error", error),
+                     ("error_norm", float(history[-1])), ("history", np.asarray(history))):
+            if isinstance(v, np.ndarray):
+                v.setflags(write=False)
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"InverseKinematicsResult is frozen: cannot set {name!r}")
+
+    def __repr__(self):
+        return (f"InverseKinematicsResult(status={self.status!r}, iterations={self.iterations}, "
+                f"error_norm={self.error_norm:.3e})")
+
+
+def _step(J, e, lam, free):
+    """Damped least-squares step over the ``free`` joints."""
+    Jf = J[:, free]
+    dq = np.zeros(J.shape[1])
+    A = Jf.T @ Jf + lam * lam * np.eye(Jf.shape[1])
+    dq[free] = np.linalg.solve(A, Jf.T @ e)
+    return dq
+
+
+def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_iterations=200,
+                       max_step=0.5, damping=1e-3):
+    """Joint positions that put ``frame`` at ``target`` (damped least squares).
+
+    Parameters
+    ----------
+    model : Model
+    base_pose : (4, 4) or None
+        Base pose, held fixed (``None``: ``model.home_pose``).
+    q : (n,)
+        Initial guess; projected onto the joint limits first.
+    frame : str | int
+        Frame name or index.
+    target : (4, 4)
+        Target pose of the frame in the world.
+    tol : float > 0, keyword
+        Converged when ``‖log(X⁻¹ X*)‖ ≤ tol`` (radians and metres).
+    max_iterations : int ≥ 0, keyword
+    max_step : float > 0, keyword
+        Largest change of any joint in one iteration (rad or m).
+    damping : float > 0, keyword
+        Initial damping ``λ``; adapted within ``[1e-12, 1e8]``.
+
+    Returns
+    -------
+    InverseKinematicsResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        A bad argument (the message names it).
+
+    Notes
+    -----
+    Joint limits are ``model.joint_lower`` / ``model.joint_upper`` (from the
+    URDF or the joints' ``lower``/``upper``). The error norm mixes radians
+    and metres; scale the model if one should weigh more.
+    """
+    check_model(model)
+    n = model.n_joints
+    f = frame_arg(model, frame)
+    C0 = model.home_pose if base_pose is None else check_pose(base_pose, "base_pose")
+    Xt = check_pose(target, "target")
+    q = as_array(q, "q", shape=(n,))
+    tol = check_scalar(tol, "tol", nonneg=True)
+    if not tol > 0.0:
+        raise ValueError("tol: must be positive")
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) \
+            or max_iterations < 0:
+        raise ValueError(f"max_iterations: expected an int ≥ 0, got {max_iterations!r}")
+    max_step = check_scalar(max_step, "max_step", nonneg=True)
+    lam = check_scalar(damping, "damping", nonneg=True)
+    if not (max_step > 0.0 and lam > 0.0):
+        raise ValueError("max_step, damping: must be positive")
+    lam = min(max(lam, LAMBDA_MIN), LAMBDA_MAX)
+    lower, upper = model.joint_lower[1:], model.joint_upper[1:]
+    nb = 6 if model.floating_base else 0
+
+    def evaluate(q):
+        X, J = pose_and_jacobian(model, C0, q, f, "local")
+        e = se3.log(se3.inv(X) @ Xt)
+        return e, float(np.linalg.norm(e)), J[:, nb:]
+
+    q = np.clip(q, lower, upper)
+    e, E, J = evaluate(q)
+    history = [E]
+    status = "max_iterations"
+    for _ in range(max_iterations):
+        if E <= tol:
+            status = "converged"
+            break
+        accepted = False
+        while lam <= LAMBDA_MAX:
+            free = np.ones(n, dtype=bool)
+            for _ in range(n + 1):                       # hold joints pushed past a limit
+                dq = _step(J, e, lam, free)
+                out = ((q <= lower) & (dq < 0.0)) | ((q >= upper) & (dq > 0.0))
+                if not np.any(out & free):
+                    break
+                free &= ~out
+            big = np.max(np.abs(dq))
+            if big > max_step:
+                dq *= max_step / big
+            qt = np.clip(q + dq, lower, upper)
+            et, Et, Jt = evaluate(qt)
+            if Et < E:
+                q, e, E, J = qt, et, Et, Jt
+                lam = max(lam * 0.5, LAMBDA_MIN)
+                accepted = True
+                break
+            lam *= 4.0
+        history.append(E)
+        if not accepted:
+            status = "stalled"
+            break
+    else:
+        if E <= tol:
+            status = "converged"
+    return InverseKinematicsResult(q, status, e, history)

@@ -1,0 +1,859 @@
+"""URDF import: a robot description file → liedyn bodies and frames (SPEC §2).
+
+Two steps. :func:`parse_urdf` is pure: it reads the XML, checks it and returns
+an immutable :class:`Description` — the links and joints as written, and the
+bodies (parent first) and named frames of the liedyn tree they make.
+:func:`load_urdf` feeds that description to a :class:`liedyn.ModelBuilder`.
+
+Conventions
+-----------
+* A URDF joint's ``<origin>`` is the pose of the child link frame in the parent
+  link frame at ``q = 0``: it becomes the child body's ``origin``. The joint
+  axis is in the child frame and a revolute axis passes through the child frame
+  origin (``point = 0``). ``rpy`` are fixed-axis roll, pitch, yaw:
+  ``R = R_z(yaw) R_y(pitch) R_x(roll)``.
+* ``continuous`` is a revolute joint without position limits; ``<limit lower
+  upper>`` gives the limits of revolute and prismatic joints (URDF defaults:
+  0), ``<dynamics damping>`` the viscous joint damping.
+* ``<inertial>``: mass ``m``, centre of mass ``c = xyz`` and the inertia matrix
+  ``I`` about the centre of mass in axes rotated by ``rpy`` (``R``), so the
+  link's body inertia in its own frame is
+  ``Mᵇ = spatial_inertia(m, c, R I Rᵀ)``. A link without ``<inertial>`` is
+  massless (``Mᵇ = 0``).
+* Fixed joints are merged: the child link's inertia is moved into the frame of
+  the body it is welded to, ``Ad_{T⁻¹}ᵀ Mᵇ Ad_{T⁻¹}`` with ``T`` the link's
+  pose in that body, and added; the link stays as a named :class:`Frame` with
+  offset ``T``; its children hang from the same body with composed origins.
+
+Joint order (the q / tau columns)
+---------------------------------
+Bodies are numbered depth first, parents before children (pre-order), from
+the root link; the child joints of each link are taken in increasing order of
+joint name (code-point order, the same as byte order of the UTF-8 names), not
+in the order they appear in the file. Joints that are not fixed get the next
+body index in that walk, so the joint of body ``j`` is q column ``j − 1``.
+This is the order of Pinocchio's URDF parser (urdfdom stores the joints in a
+map sorted by name and Pinocchio walks the tree depth first), so
+``joint_names`` equals ``pinocchio.buildModelFromUrdf(f).names[1:]``, and
+``names[2:]`` with a free-flyer root joint.
+
+What is read, what is ignored
+-----------------------------
+Read: ``<robot>``; ``<link name>`` with ``<inertial>`` (``<origin xyz rpy>``,
+``<mass value>``, ``<inertia ixx … izz>``); ``<joint name type>`` with
+``<origin>``, ``<parent link>``, ``<child link>``, ``<axis xyz>`` (default
+``1 0 0``), ``<limit lower upper effort velocity>``,
+``<dynamics damping friction>``, ``<mimic joint multiplier offset>``.
+
+Ignored without a warning, because they do not change the dynamics of the
+tree: ``<visual>`` and ``<collision>`` (geometry), ``<material>``,
+``<transmission>``, ``<gazebo>`` and ``<ros2_control>`` (appearance, simulator
+and control-hardware settings), effort and velocity limits (kept in
+:class:`Joint`, not used by the model), and ``lower``/``upper`` on a
+continuous joint (which URDF defines as ignored).
+
+Everything else that is not used gets one :class:`URDFWarning` per file
+listing it: ``<calibration>``, ``<safety_controller>``, a non-zero
+``<dynamics friction>`` (Coulomb friction is not modelled), any unknown element
+or attribute in ``<robot>``, ``<link>``, ``<inertial>`` or ``<joint>``, and
+the links and joints left outside the tree when ``root=`` picks a subtree.
+Mimic joints load as independent joints, as Pinocchio's parser does by
+default, with a warning naming them. Inertias no rigid body can have (principal
+moments violating ``J₁ + J₂ ≥ J₃``, or zero mass with a rotational inertia) but
+still positive semi-definite are loaded as written with a warning; a moving
+leaf body with no inertia along its joint (which makes forward dynamics
+singular) is loaded with a warning.
+
+Errors (:class:`URDFError`, a ``ValueError``; ``FileNotFoundError`` for a
+missing file) name the file, or ``"<string>"`` for XML text, and the element:
+malformed XML, a root element other than ``<robot>``, an unexpanded xacro
+element, a missing name or attribute, a number that is not finite, duplicate
+link or joint names, a joint whose parent or child link does not exist, a link
+with two parent joints, a cycle, several roots (unless ``root=`` names one), a
+planar or floating joint in the tree, an unknown joint type, a zero axis,
+``lower > upper``, negative damping; for a link: negative or non-finite mass,
+or a moving link whose rotational inertia about the centre of mass (with the
+links welded to it) is not positive semi-definite. A link welded to a
+positive semi-definite body only warns; the base of a fixed-base model never
+moves (only its mass and centre of mass enter the support reaction), so its
+rotational inertia is not checked.
+
+Design note: the standard library's :mod:`xml.etree.ElementTree` parses the
+file. yourdfpy and urchin import trimesh (yourdfpy pulls ~30 packages for it,
+urchin a rendering stack) even with mesh loading off, and yourdfpy reads known
+elements by name, so unknown ones vanish without a word. urdfdom-py is light
+(lxml, PyYAML) and keeps mimic, damping, limits and inertial rpy, but reports
+unknown tags only by writing to stderr through a process-wide hook, and its
+value errors do not say which element failed. The subset of URDF that matters
+for dynamics is a dozen elements; reading it directly lets every error and
+warning name the file and element.
+"""
+
+import math
+import os
+import re
+import warnings
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import se3
+from .model import INERTIA_RTOL
+
+__all__ = ["URDFError", "URDFWarning", "Inertial", "Link", "Limit", "Mimic", "Joint",
+           "Body", "Frame", "Description", "parse_urdf", "load_urdf"]
+
+
+class URDFError(ValueError):
+    """A URDF that cannot be loaded; the message names the file and element."""
+
+
+class URDFWarning(UserWarning):
+    """Something in a URDF that was loaded differently from what it says, or
+    not at all."""
+
+
+# ---------------------------------------------------------------- records --
+
+def _ro(a):
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+def _rpy_matrix(rpy):
+    """``R_z(yaw) R_y(pitch) R_x(roll)`` for URDF's ``rpy = (roll, pitch, yaw)``."""
+    cr, sr = math.cos(rpy[0]), math.sin(rpy[0])
+    cp, sp = math.cos(rpy[1]), math.sin(rpy[1])
+    cy, sy = math.cos(rpy[2]), math.sin(rpy[2])
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
+
+
+def _pose(xyz, rpy):
+    T = np.eye(4)
+    T[:3, :3] = _rpy_matrix(rpy)
+    T[:3, 3] = xyz
+    return T
+
+
+@dataclass(frozen=True)
+class Inertial:
+    """A link's ``<inertial>``.
+
+    Attributes
+    ----------
+    mass : float
+    xyz : (3,)
+        Centre of mass in the link frame.
+    rpy : (3,)
+        Orientation of the axes ``inertia`` is expressed in.
+    inertia : (3, 3)
+        Rotational inertia about the centre of mass, in those axes.
+    """
+
+    mass: float
+    xyz: np.ndarray
+    rpy: np.ndarray
+    inertia: np.ndarray
+
+    @property
+    def body_inertia(self):
+        """``Mᵇ = spatial_inertia(m, xyz, R I Rᵀ)`` (6, 6) in the link frame,
+        angular first."""
+        R = _rpy_matrix(self.rpy)
+        return se3.spatial_inertia(self.mass, self.xyz, R @ self.inertia @ R.T)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A ``<link>``: its name and inertial (``None``: massless)."""
+
+    name: str
+    inertial: Inertial | None
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A joint's ``<limit>``; ``effort``/``velocity`` are ``None`` when absent."""
+
+    lower: float
+    upper: float
+    effort: float | None
+    velocity: float | None
+
+
+@dataclass(frozen=True)
+class Mimic:
+    """A joint's ``<mimic>``: ``q = multiplier · q_joint + offset`` (not enforced)."""
+
+    joint: str
+    multiplier: float
+    offset: float
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A ``<joint>`` as written.
+
+    Attributes
+    ----------
+    name, type, parent, child : str
+        ``type`` is ``"revolute"``, ``"continuous"``, ``"prismatic"`` or
+        ``"fixed"``; ``parent``/``child`` are link names.
+    xyz, rpy : (3,)
+        ``<origin>``: child link frame in the parent link frame at ``q = 0``.
+    axis : (3,)
+        Unit axis in the child frame.
+    limit : Limit | None
+    damping, friction : float
+        ``<dynamics>`` (0 when absent); friction is not used.
+    mimic : Mimic | None
+    """
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    xyz: np.ndarray
+    rpy: np.ndarray
+    axis: np.ndarray
+    limit: Limit | None
+    damping: float
+    friction: float
+    mimic: Mimic | None
+
+    @property
+    def origin(self):
+        """(4, 4) pose of the child link frame in the parent link frame at ``q = 0``."""
+        return _pose(self.xyz, self.rpy)
+
+
+@dataclass(frozen=True)
+class Body:
+    """One liedyn body: a link that moves on its own joint (or the root) with
+    the links welded to it by fixed joints.
+
+    Attributes
+    ----------
+    name : str
+        The link whose frame is the body frame.
+    parent : int
+        Index of the parent body in :attr:`Description.bodies`, −1 for the base.
+    joint : str | None
+        URDF joint name (``None`` for the base).
+    joint_type : str | None
+        ``"revolute"`` (also for ``continuous``) or ``"prismatic"``.
+    axis : (3,)
+        Unit joint axis in the body frame; a revolute axis passes through the
+        body frame origin.
+    lower, upper : float
+        Position limits (``∓inf`` for continuous joints).
+    damping : float
+        Viscous joint damping.
+    origin : (4, 4)
+        Body frame in the parent body's frame at ``q = 0`` (fixed joints above
+        it composed in); identity for the base.
+    inertia : (6, 6)
+        Body inertia in the body frame, angular first: the link's own plus
+        those of the links merged into it.
+    links : tuple of str
+        ``name`` followed by the links merged into this body.
+    """
+
+    name: str
+    parent: int
+    joint: str | None
+    joint_type: str | None
+    axis: np.ndarray
+    lower: float
+    upper: float
+    damping: float
+    origin: np.ndarray
+    inertia: np.ndarray
+    links: tuple
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A link merged into a body by fixed joints: named frame ``name`` on body
+    index ``body`` at pose ``offset`` (4, 4) in the body frame."""
+
+    name: str
+    body: int
+    offset: np.ndarray
+
+
+@dataclass(frozen=True)
+class Description:
+    """A parsed, checked URDF.
+
+    Attributes
+    ----------
+    name : str
+        ``<robot name>``.
+    source : str
+        The file path, or ``"<string>"``.
+    root : str
+        Root link: the base body.
+    links, joints : tuple
+        Every :class:`Link` and :class:`Joint` of the file, in file order.
+    bodies : tuple of Body
+        The tree below ``root``, parents first, in the joint order documented
+        in the module (``bodies[j]`` has q column ``j − 1``).
+    frames : tuple of Frame
+        The links merged by fixed joints, in the same depth-first order.
+    """
+
+    name: str
+    source: str
+    root: str
+    links: tuple
+    joints: tuple
+    bodies: tuple
+    frames: tuple
+
+    @property
+    def joint_names(self):
+        """Joint names in q-column order."""
+        return tuple(b.joint for b in self.bodies[1:])
+
+    @property
+    def body_names(self):
+        return tuple(b.name for b in self.bodies)
+
+
+# ------------------------------------------------------------------ reading --
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+# Elements skipped whole without a warning: geometry, appearance, simulator and
+# control-hardware settings.
+_SILENT = {"robot": {"material", "transmission", "gazebo", "ros2_control"},
+           "link": {"visual", "collision"}, "joint": set(), "inertial": set()}
+# What is read from each element: attributes, child elements.
+_SCHEMA = {
+    "robot": ({"name", "version"}, {"link", "joint"}),
+    "link": ({"name"}, {"inertial"}),
+    "inertial": (set(), {"origin", "mass", "inertia"}),
+    "joint": ({"name", "type"}, {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"}),
+    "origin": ({"xyz", "rpy"}, set()),
+    "mass": ({"value"}, set()),
+    "inertia": ({"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}, set()),
+    "parent": ({"link"}, set()),
+    "child": ({"link"}, set()),
+    "axis": ({"xyz"}, set()),
+    "limit": ({"lower", "upper", "effort", "velocity"}, set()),
+    "dynamics": ({"damping", "friction"}, set()),
+    "mimic": ({"joint", "multiplier", "offset"}, set()),
+}
+_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+
+
+def _read(source):
+    """``(root element, label)``: ``label`` is the file path or ``"<string>"``."""
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+    elif isinstance(source, str):
+        text = source.lstrip("\ufeff").strip()      # a byte-order mark, then whitespace
+        if not text:
+            raise URDFError("source: empty string; expected a URDF file path or URDF XML text")
+        if text.startswith("<"):
+            try:
+                return ET.fromstring(text), "<string>"
+            except ET.ParseError as err:
+                raise URDFError(f"<string>: malformed XML: {err}") from None
+        if _URL.match(text):
+            raise URDFError(f"{text!r}: URLs are not fetched; pass a local file path or the XML text")
+        path = source
+    else:
+        raise TypeError(f"source: expected a file path (str or os.PathLike) or URDF XML text, "
+                        f"got {type(source).__name__}")
+    if not Path(path).is_file():
+        what = "is a directory" if Path(path).is_dir() else "no such file"
+        raise FileNotFoundError(f"{path!r}: {what}; expected a URDF file")
+    try:
+        return ET.parse(path).getroot(), path
+    except ET.ParseError as err:
+        raise URDFError(f"{path!r}: malformed XML: {err}") from None
+
+
+class _Reader:
+    """Element-level parsing with error messages that name file and element;
+    collects what is ignored."""
+
+    def __init__(self, label):
+        self.label = label
+        self.ignored = {}     # (kind, what) -> names of the links/joints it was in
+
+    def fail(self, where, what):
+        src = self.label if self.label == "<string>" else repr(self.label)
+        raise URDFError(f"{src}: {where}: {what}")
+
+    def ignore(self, owner, what):
+        """Record that ``what`` in ``owner`` (``(kind, name)``) is not used."""
+        self.ignored.setdefault((owner[0], what), []).append(owner[1])
+
+    def ignored_lines(self):
+        out = []
+        for (kind, what), names in self.ignored.items():
+            if kind == "robot":
+                out.append(f"{what} in <robot>" + (f" ({len(names)}×)" if len(names) > 1 else ""))
+            else:
+                out.append(f"{what} in {kind}{'s' if len(names) > 1 else ''} "
+                           + ", ".join(map(repr, names)))
+        return out
+
+    def check_schema(self, el, kind, owner):
+        """Note unknown attributes and child elements of ``el`` (a ``kind``
+        element of ``owner``, a ``(kind, name)`` pair)."""
+        attrs, kids = _SCHEMA[kind]
+        for a in el.attrib:
+            if a not in attrs:
+                self.ignore(owner, f"attribute {a!r} of <{el.tag}>")
+        for c in el:
+            if c.tag in kids:
+                if c.tag in _SCHEMA and c.tag not in ("link", "joint"):
+                    self.check_schema(c, c.tag, owner)
+            elif c.tag not in _SILENT.get(kind, ()):
+                inside = "" if kind == owner[0] else f" inside <{el.tag}>"
+                self.ignore(owner, f"<{c.tag}>{inside}")
+
+    def one(self, el, tag, where, required=False):
+        found = el.findall(tag)
+        if len(found) > 1:
+            self.fail(where, f"{len(found)} <{tag}> elements, expected at most one")
+        if not found and required:
+            self.fail(where, f"missing <{tag}>")
+        return found[0] if found else None
+
+    def attr(self, el, name, where):
+        v = el.get(name)
+        if v is None or not v.strip():
+            self.fail(where, f"<{el.tag}> needs a {name!r} attribute")
+        return v.strip()
+
+    def floats(self, el, name, n, default, where, required=False):
+        """Attribute ``name`` of ``el`` as ``n`` finite numbers (a float when
+        ``n`` is None)."""
+        text = None if el is None else el.get(name)
+        if text is None:
+            if required:
+                self.fail(where, f"<{el.tag}> needs a {name!r} attribute")
+            return default
+        try:
+            vals = [float(t) for t in text.split()]
+        except ValueError:
+            vals = None
+        count = 1 if n is None else n
+        if vals is None or len(vals) != count or not all(math.isfinite(v) for v in vals):
+            self.fail(where, f"<{el.tag} {name}={text!r}>: expected {count} finite "
+                             f"number{'s' if count > 1 else ''}")
+        return vals[0] if n is None else np.array(vals)
+
+    def origin(self, el, where):
+        o = self.one(el, "origin", where)
+        return (self.floats(o, "xyz", 3, np.zeros(3), where),
+                self.floats(o, "rpy", 3, np.zeros(3), where))
+
+    def link(self, el, k):
+        name = el.get("name")
+        if not name:
+            self.fail(f"<link> number {k + 1}", "missing 'name' attribute")
+        where = f"link {name!r}"
+        self.check_schema(el, "link", ("link", name))
+        iel = self.one(el, "inertial", where)
+        if iel is None:
+            return Link(name, None)
+        xyz, rpy = self.origin(iel, where)
+        mass = self.floats(self.one(iel, "mass", where, required=True), "value", None, None,
+                           where, required=True)
+        if mass < 0.0:
+            self.fail(where, f"negative mass {mass}")
+        ie = self.one(iel, "inertia", where, required=True)
+        ixx, ixy, ixz, iyy, iyz, izz = (self.floats(ie, a, None, None, where, required=True)
+                                        for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        I = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        return Link(name, Inertial(mass, _ro(xyz), _ro(rpy), _ro(I)))
+
+    def joint(self, el, k):
+        name = el.get("name")
+        if not name:
+            self.fail(f"<joint> number {k + 1}", "missing 'name' attribute")
+        where = f"joint {name!r}"
+        self.check_schema(el, "joint", ("joint", name))
+        jtype = self.attr(el, "type", where)
+        if jtype not in _JOINT_TYPES + ("planar", "floating"):   # those two: see _describe
+            self.fail(where, f"unknown joint type {jtype!r}; expected one of {_JOINT_TYPES}")
+        parent = self.attr(self.one(el, "parent", where, required=True), "link", where)
+        child = self.attr(self.one(el, "child", where, required=True), "link", where)
+        xyz, rpy = self.origin(el, where)
+        axis = self.floats(self.one(el, "axis", where), "xyz", 3, np.array([1.0, 0.0, 0.0]), where)
+        norm = np.linalg.norm(axis)
+        if jtype != "fixed" and not norm > 0.0:
+            self.fail(where, f"zero <axis xyz={el.find('axis').get('xyz')!r}>")
+        if norm > 0.0:
+            axis = axis / norm
+        limit = None
+        lel = self.one(el, "limit", where)
+        if lel is not None:
+            limit = Limit(*(self.floats(lel, a, None, d, where) for a, d in
+                            (("lower", 0.0), ("upper", 0.0), ("effort", None), ("velocity", None))))
+            if jtype in ("revolute", "prismatic") and limit.lower > limit.upper:
+                self.fail(where, f"<limit> lower {limit.lower} > upper {limit.upper}")
+        dyn = self.one(el, "dynamics", where)
+        damping = self.floats(dyn, "damping", None, 0.0, where)
+        friction = self.floats(dyn, "friction", None, 0.0, where)
+        if damping < 0.0:
+            self.fail(where, f"negative <dynamics damping={damping}>")
+        if friction != 0.0:
+            self.ignore(("joint", name), "non-zero <dynamics friction> (Coulomb friction is not "
+                                         "modelled)")
+        mimic = None
+        mel = self.one(el, "mimic", where)
+        if mel is not None:
+            mimic = Mimic(self.attr(mel, "joint", where),
+                          self.floats(mel, "multiplier", None, 1.0, where),
+                          self.floats(mel, "offset", None, 0.0, where))
+        return Joint(name, jtype, parent, child, _ro(xyz), _ro(rpy), _ro(axis), limit,
+                     damping, friction, mimic)
+
+
+# --------------------------------------------------------------- the tree --
+
+def _tree(rd, links, joints, root):
+    """Check the graph; return ``(root, child joints of each link sorted by
+    name, parent joint of each link)``."""
+    link_names = {l.name for l in links}
+    parent_joint = {}
+    children = {name: [] for name in link_names}
+    for j in joints:
+        for role, link in (("parent", j.parent), ("child", j.child)):
+            if link not in link_names:
+                rd.fail(f"joint {j.name!r}", f"{role} link {link!r} does not exist")
+        if j.child in parent_joint:
+            rd.fail(f"link {j.child!r}", f"has two parent joints, {parent_joint[j.child].name!r} "
+                                         f"and {j.name!r} (closed loops are not supported)")
+        parent_joint[j.child] = j
+        children[j.parent].append(j)
+    # Each link has at most one parent: a link that no root reaches lies on
+    # (or below) a cycle; walk up from it until a link repeats.
+    roots = [l.name for l in links if l.name not in parent_joint]
+    reached = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        reached.add(name)
+        stack.extend(j.child for j in children[name])
+    for l in links:
+        if l.name not in reached:
+            seen, name = [], l.name
+            while name not in seen:
+                seen.append(name)
+                name = parent_joint[name].parent
+            cycle = seen[seen.index(name):]
+            rd.fail(f"joint {parent_joint[cycle[0]].name!r}",
+                    "closes a cycle through joints "
+                    + ", ".join(repr(parent_joint[c].name) for c in reversed(cycle))
+                    + " (closed loops are not supported)")
+    if root is None:
+        if len(roots) > 1:
+            rd.fail("<robot>", f"{len(roots)} root links (links that are no joint's child): "
+                               f"{', '.join(map(repr, roots))}; pass root= to choose one")
+        root = roots[0]
+    elif not isinstance(root, str):
+        raise TypeError(f"root: expected a link name (str) or None, got {type(root).__name__}")
+    elif root not in link_names:
+        rd.fail("<robot>", f"root={root!r} is not a link of this robot")
+    for name in children:
+        children[name].sort(key=lambda j: j.name)
+    return root, children, parent_joint
+
+
+def _com_moments(M):
+    """Principal moments about the centre of mass of a body inertia ``M``
+    (6, 6), and the tolerance ``INERTIA_RTOL · max|M|`` they are judged with
+    (the convention of :func:`liedyn.model.check_inertia`)."""
+    m = np.trace(M[3:, 3:]) / 3.0
+    J = M[:3, :3]
+    if m > 0.0:
+        C = se3.hat(se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m)
+        J = J - m * C @ C.T                  # parallel axes: J_O = J_c + m ĉ ĉᵀ
+    return np.linalg.eigvalsh(0.5 * (J + J.T)), INERTIA_RTOL * np.max(np.abs(M))
+
+
+def _walk(rd, root, children, parent_joint, link_of):
+    """Depth-first from ``root``, child joints by name (module docstring):
+    ``(bodies, frames, joints of the tree in walk order)``."""
+    order, stack = [], [root]
+    while stack:
+        name = stack.pop()
+        order.append(name)
+        stack.extend(j.child for j in reversed(children[name]))
+    jtree = [parent_joint[name] for name in order[1:]]
+    for j in jtree:
+        if j.type in ("planar", "floating"):
+            rd.fail(f"joint {j.name!r}", f"{j.type} joints are not supported inside the tree"
+                    + (f"; for a floating base, load with root={j.child!r} and floating_base=True"
+                       if j.type == "floating" else ""))
+    rows = [dict(name=root, parent=-1, joint=None, joint_type=None, axis=np.zeros(3),
+                 lower=-math.inf, upper=math.inf, damping=0.0, origin=np.eye(4), links=[root])]
+    place = {root: (0, np.eye(4))}               # link -> (body index, pose in that body)
+    frames = []
+    for j in jtree:
+        b, T = place[j.parent]
+        A = T @ j.origin
+        if j.type == "fixed":
+            place[j.child] = (b, A)
+            rows[b]["links"].append(j.child)
+            frames.append(Frame(j.child, b, _ro(A)))
+            continue
+        place[j.child] = (len(rows), np.eye(4))
+        bounded = j.type != "continuous" and j.limit is not None
+        rows.append(dict(name=j.child, parent=b, joint=j.name,
+                         joint_type="prismatic" if j.type == "prismatic" else "revolute",
+                         axis=j.axis, lower=j.limit.lower if bounded else -math.inf,
+                         upper=j.limit.upper if bounded else math.inf, damping=j.damping,
+                         origin=A, links=[j.child]))
+    Mb = [np.zeros((6, 6)) for _ in rows]
+    for name in order:
+        b, T = place[name]
+        if link_of[name].inertial is not None:
+            Mb[b] += se3.transform_inertia(T, link_of[name].inertial.body_inertia)
+    bodies = tuple(Body(**{**r, "axis": _ro(r["axis"]), "origin": _ro(r["origin"]),
+                           "inertia": _ro(0.5 * (M + M.T)), "links": tuple(r["links"])})
+                   for r, M in zip(rows, Mb))
+    return bodies, tuple(frames), jtree
+
+
+def _check_inertias(rd, bodies, link_of, floating_base):
+    """Raise for a moving body whose inertia is not positive semi-definite;
+    return the warning lines for link inertias no rigid body has.
+
+    A moving body needs a positive semi-definite inertia, else the mass matrix
+    can be indefinite. The base of a fixed-base model never moves: only its
+    mass and centre of mass enter the support reaction.
+    """
+    strange = []
+    for b in (bodies if floating_base else bodies[1:]):
+        lam, tol = _com_moments(b.inertia)
+        if lam[0] < -tol:
+            welded = "" if len(b.links) == 1 else \
+                f" (with links {', '.join(map(repr, b.links[1:]))} welded to it by fixed joints)"
+            rd.fail(f"link {b.name!r}", f"rotational inertia about the centre of mass{welded} is "
+                                        f"not positive semi-definite (principal moments {lam})")
+        for name in b.links:
+            inl = link_of[name].inertial
+            if inl is None:
+                continue
+            lam, tol = _com_moments(inl.body_inertia)
+            if lam[0] < -tol:
+                strange.append(f"link {name!r}: principal moments {lam} not positive "
+                               f"semi-definite (the body {b.name!r} it is welded to is)")
+            elif lam[0] + lam[1] < lam[2] - tol:
+                strange.append(f"link {name!r}: principal moments {lam} violate J1 + J2 >= J3")
+            elif inl.mass == 0.0 and lam[2] > tol:
+                strange.append(f"link {name!r}: zero mass with a rotational inertia")
+    return strange
+
+
+def _singular_leaves(bodies):
+    """Leaf bodies whose inertia along their joint, ``Sᵀ Mᵇ S``, is zero: their
+    articulated inertia is singular (forward dynamics cannot run)."""
+    has_child = {b.parent for b in bodies}
+    out = []
+    for k, b in enumerate(bodies[1:], start=1):
+        if k in has_child:
+            continue
+        S = np.zeros(6)                  # joint screw in the body frame: (e, 0) or (0, e)
+        if b.joint_type == "revolute":
+            S[:3] = b.axis
+        else:
+            S[3:] = b.axis
+        # Sᵀ Mᵇ S sums nine products, each rounded to eps · max|Mᵇ|: below 16 eps
+        # of it the body has no inertia along its joint.
+        if S @ b.inertia @ S <= 16.0 * np.finfo(float).eps * np.max(np.abs(b.inertia)):
+            out.append(f"{b.name!r} (joint {b.joint!r})")
+    return out
+
+
+def _describe(source, floating_base, root):
+    """``(Description, warning messages)``."""
+    if not isinstance(floating_base, (bool, np.bool_)):
+        raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
+    top, label = _read(source)
+    rd = _Reader(label)
+    if top.tag != "robot":
+        rd.fail(f"<{top.tag}>", "not a URDF: the root element must be <robot>")
+    for el in top.iter():
+        ns, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", "")
+        if "xacro" in ns:
+            rd.fail("<robot>", f"unexpanded xacro element <xacro:{local}>: this is a xacro "
+                               f"file; expand it with xacro first")
+    rd.check_schema(top, "robot", ("robot", None))
+    links = tuple(rd.link(el, k) for k, el in enumerate(top.findall("link")))
+    joints = tuple(rd.joint(el, k) for k, el in enumerate(top.findall("joint")))
+    if not links:
+        rd.fail("<robot>", "has no <link>")
+    for kind, items in (("link", links), ("joint", joints)):
+        seen = set()
+        for it in items:
+            if it.name in seen:
+                rd.fail(f"{kind} {it.name!r}", f"two {kind}s are called {it.name!r}")
+            seen.add(it.name)
+    root, children, parent_joint = _tree(rd, links, joints, root)
+    link_of = {l.name: l for l in links}
+    bodies, frames, jtree = _walk(rd, root, children, parent_joint, link_of)
+
+    notes = []
+    strange = _check_inertias(rd, bodies, link_of, floating_base)
+    if strange:
+        notes.append("inertias that no rigid body has, loaded as written (the bodies are "
+                     "positive semi-definite):\n  " + "\n  ".join(strange))
+    singular = _singular_leaves(bodies)
+    if singular:
+        notes.append("leaf bodies with no inertia along their joint (forward dynamics is "
+                     "singular there): " + ", ".join(singular))
+    mimics = [f"{j.name!r} (mimics {j.mimic.joint!r})" for j in jtree if j.mimic is not None]
+    if mimics:
+        notes.append("mimic joints loaded as independent joints: " + ", ".join(mimics))
+    unlimited = [repr(j.name) for j in jtree if j.type in ("revolute", "prismatic")
+                 and j.limit is None]
+    if unlimited:
+        notes.append("revolute/prismatic joints without the <limit> URDF requires, loaded "
+                     "without position limits: " + ", ".join(unlimited))
+    in_tree = {root} | {j.child for j in jtree}
+    outside = [f"link {l.name!r}" for l in links if l.name not in in_tree] + \
+              [f"joint {j.name!r}" for j in joints if j.parent not in in_tree]
+    ignored = rd.ignored_lines()
+    if outside:
+        ignored.append(f"outside the tree below root {root!r}: " + ", ".join(outside))
+    if ignored:
+        notes.append("ignored (no effect on the model):\n  " + "\n  ".join(ignored))
+    src = label if label == "<string>" else repr(label)
+    desc = Description(top.get("name", ""), label, root, links, joints, bodies, frames)
+    return desc, [f"{src}: {n}" for n in notes]
+
+
+def parse_urdf(source, *, floating_base=True, root=None):
+    """Read and check a URDF; return its liedyn bodies and frames.
+
+    Parameters
+    ----------
+    source : str | os.PathLike
+        A file path, or the URDF XML text itself (a string starting with
+        ``<``). URLs and ``package://`` URIs are not fetched.
+    floating_base : bool
+        Whether the root link will move (decides which links must have a
+        physical rotational inertia).
+    root : str, optional
+        Name of the link to use as the base; the tree below it is loaded and
+        everything else is reported in a warning. Required when the file has
+        several root links.
+
+    Returns
+    -------
+    Description
+        ``bodies`` (N bodies, parents first, in q-column order) and ``frames``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``source`` names no file.
+    TypeError
+        ``source`` is neither a path nor a string; ``root`` is not a string.
+    URDFError
+        The file is not a URDF liedyn can load (see the module docstring).
+
+    Warns
+    -----
+    URDFWarning
+        Ignored elements, mimic joints, unrealizable inertias, singular leaves.
+    """
+    desc, notes = _describe(source, floating_base, root)
+    for n in notes:
+        warnings.warn(n, URDFWarning, stacklevel=2)
+    return desc
+
+
+def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=None):
+    """Build a :class:`liedyn.Model` from a URDF.
+
+    Parameters are those of :func:`parse_urdf`, plus ``gravity`` (3,) in the
+    world frame. The model's ``body_names`` are the link names of the bodies,
+    ``joint_names`` the URDF joint names in the q-column order of the module
+    docstring, and each link merged by a fixed joint is a named frame.
+
+    Returns
+    -------
+    liedyn.Model
+        Built and frozen; its base's home pose is the identity.
+
+    Raises
+    ------
+    FileNotFoundError, TypeError, URDFError
+        As :func:`parse_urdf`; a body the model builder refuses is reported
+        as a :class:`URDFError` naming the file and the link.
+
+    Warns
+    -----
+    URDFWarning
+        As :func:`parse_urdf`; the model builder's warnings about a body's
+        inertia are repeated with the file and the link named. The base of a
+        fixed-base model whose rotational inertia is not positive
+        semi-definite is loaded with its negative principal moments set to
+        zero: a base that never moves has no rotational dynamics, so only its
+        mass and centre of mass enter a result (the support reaction).
+    """
+    from . import ModelBuilder, Prismatic, Revolute   # here: the package exports load_urdf
+
+    desc, notes = _describe(source, floating_base, root)
+    src = desc.source if desc.source == "<string>" else repr(desc.source)
+    inertias = [b.inertia for b in desc.bodies]
+    if not floating_base:
+        lam, tol = _com_moments(inertias[0])
+        if lam[0] < -tol:
+            inertias[0] = _clip_rotational(inertias[0])
+            notes.append(f"{src}: fixed base link {desc.root!r}: rotational inertia about the "
+                         f"centre of mass not positive semi-definite (principal moments {lam}); "
+                         f"a fixed base never moves, so it is loaded with the negative moments "
+                         f"set to zero (mass and centre of mass as written)")
+    for n in notes:
+        warnings.warn(n, URDFWarning, stacklevel=2)
+    builder = ModelBuilder(floating_base=floating_base, gravity=gravity)
+    for b, inertia in zip(desc.bodies, inertias):
+        joint = None
+        if b.joint_type is not None:
+            kind = Revolute if b.joint_type == "revolute" else Prismatic
+            joint = kind(b.axis, name=b.joint, damping=b.damping, lower=b.lower, upper=b.upper)
+        parent = None if b.parent < 0 else desc.bodies[b.parent].name
+        where = f"link {b.name!r}" + ("" if len(b.links) == 1 else
+                                      f" (with {', '.join(map(repr, b.links[1:]))} welded to it)")
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always", RuntimeWarning)
+            try:
+                builder.add_body(b.name, parent, joint, origin=b.origin, inertia=inertia)
+            except ValueError as err:
+                raise URDFError(f"{src}: {where}: {err}") from None
+        for w in record:
+            if issubclass(w.category, RuntimeWarning):
+                warnings.warn(f"{src}: {where}: {w.message}", URDFWarning, stacklevel=2)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for f in desc.frames:
+        builder.add_frame(f.name, desc.bodies[f.body].name, offset=f.offset)
+    return builder.build()
+
+
+def _clip_rotational(M):
+    """``M`` (6, 6) with the negative principal moments of its rotational
+    inertia about the centre of mass set to zero (mass and CoM unchanged)."""
+    m = np.trace(M[3:, 3:]) / 3.0
+    c = se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m if m > 0.0 else np.zeros(3)
+    C = se3.hat(c)
+    J = M[:3, :3] - m * C @ C.T
+    lam, E = np.linalg.eigh(0.5 * (J + J.T))
+    return se3.spatial_inertia(m, c, (E * np.maximum(lam, 0.0)) @ E.T)
