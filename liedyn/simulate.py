@@ -14,16 +14,16 @@ any re-orthonormalization; everything else lives in Rⁿ.
 
 Glossary (SPEC §10)
 -------------------
-==========  ============  =====================================================
-``h``       scalar        the step
-``A, b, c`` (5,5),(5,),(5,)  the tableau: RK4 plus its FSAL stage ``A[4] = b``
-``R``, ``o``  (3,3), (3,)  the base rotation and origin at the step start
-``x``       (6+2n+m,)     the vector state ``(V₀, q, q̇, z)``, ``V₀`` about ``o``
-``Ω_i``     (6,)          stage increment on the group, ``h Σ_j A[i,j] K_j``
-``K_i``     (5, 6)        ``dexp_inv(Ω_i) V₀,i``: the pose rates in the algebra
-``F_i``     (5, 6+2n+m)   ``(V̇₀, q̇, q̈, ż)`` at stage ``i``
-``C``       (4, 4)        stage pose ``exp(Ω_i) R`` relative to ``o``
-==========  ============  =====================================================
+============  ==============  ===================================================
+``h``         scalar          the step
+``A``, ``c``  (5, 5), (5,)    the tableau: RK4 and its FSAL stage ``A[4] = b``
+``R``, ``o``  (3, 3), (3,)    base rotation and origin at the step start
+``x``         (6+2n+m,)       the vector state ``(V₀, q, q̇, z)``, ``V₀`` about ``o``
+``Ω_i``       (6,)            stage increment on the group, ``h Σ_j A[i,j] K_j``
+``K``         (5, 6)          ``K_i = dexp_inv(Ω_i) V₀,i``, pose rates in the algebra
+``F``         (5, 6+2n+m)     ``F_i = (V̇₀, q̇, q̈, ż)`` at stage ``i``
+``C``         (4, 4)          stage pose ``exp(Ω_i) R`` relative to ``o``
+============  ==============  ===================================================
 
 Computation point. Within a step every pose, twist and wrench is taken
 relative to ``o``, the base origin at the step start (world axes): the
@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from ._checks import _NO_APPLIED, OK, about_base, as_array, check_pose, check_scalar, raise_for
+from ._checks import OK, about_base, as_array, check_pose, check_scalar, raise_for
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
 from .model import check_model
@@ -72,8 +72,7 @@ SAFETY, FAC_MIN, FAC_MAX = 0.9, 0.2, 5.0
 
 _EMPTY1 = np.zeros(0)
 _EMPTY2 = np.zeros((0, 6))
-_EMPTY3 = np.zeros((0, 0, 6))
-for _a in (_EMPTY1, _EMPTY2, _EMPTY3):
+for _a in (_EMPTY1, _EMPTY2):
     _a.setflags(write=False)
 
 
@@ -1114,6 +1113,8 @@ class _Run:
         grow = FAC_MAX
         while t < t1:
             next_sample = math.inf if period is None else self.t0 + (samples + 1) * period
+            if period is not None and abs(next_sample - t1) <= 1e-9 * period:
+                next_sample = t1                    # the end is a sample instant
             target = min(t1, next_sample)
             landing = t + 1.1 * h >= target
             hk = target - t if landing else h
