@@ -1080,8 +1080,9 @@ class _Run:
             self.evaluations += 4 * (ks - k) - end_open + (i if kind and i < 4 else 0) \
                 + (3 if kind and i == 4 else 0)
             recorded = ks - k - end_open
-            self._record_inputs(self.T, self.T + recorded, rec)
-            self.T += recorded
+            if recorded:
+                self._record_inputs(self.T, self.T + recorded, rec)
+                self.T += recorded
             if kind:
                 t, t_new = self._step_time(ks - 1 if i == 0 else ks, h, steps, t1)
                 ts = t_new if i in (0, 4) else t + _C[i] * (t_new - t)
@@ -1232,6 +1233,15 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
 
     Notes
     -----
+    Callbacks receive a :class:`State` whose arrays are read-only views of
+    one fresh array per stage (keeping them is safe). Runs whose inputs
+    change only at sample instants (no plant, and no controller or a held
+    one) take the steps between two instants in one compiled call; with a
+    callback at every stage each stage returns to Python, which costs
+    about as much again as the dynamics (``experiments/bench_simulate.py``).
+    The trajectory keeps every accepted step, ``(26 + 4n + m)`` floats each
+    (plus ``6N`` with applied wrenches).
+
     Any other exception leaving the run — ``KeyboardInterrupt`` (Ctrl-C) or
     one raised by a callback — is re-raised unchanged with the trajectory up
     to the last completed step attached as its ``.trajectory`` attribute
