@@ -60,9 +60,12 @@ def warm_up(progress=None):
     def stack(x):
         return np.stack([x] * B)
 
+    state = liedyn.State(base_pose=C, base_twist=Vb[0], q=q[0], qd=q[1])
+
     # One entry per public algorithm: (group, call).
     groups = [
-        ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]))),
+        ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]),
+                         se3.dexp(Vb[0]), se3.dexp_inv(Vb[0]))),
         ("forward kinematics", lambda: liedyn.forward_kinematics(m, C, Vb[:r + 1], q[:r + 2], r)),
         ("inverse dynamics", lambda: liedyn.inverse_dynamics(m, C, Vb, q, r, applied=W,
                                                              workspace=liedyn.Workspace(m, r))),
@@ -84,6 +87,10 @@ def warm_up(progress=None):
             liedyn.forward_dynamics_batch(m, stack(C), stack(Vb[:1]), stack(q[:2]), r,
                                           tau=stack(tau), base_wrench=stack(Wb),
                                           workspace=liedyn.Workspace(m, r, samples=B)))),
+        ("simulate", lambda: (
+            liedyn.simulate(m, state, 0.02, dt=0.01),
+            liedyn.simulate(m, state, 0.02, dt=0.01, controller=lambda t, s: None),
+            liedyn.simulate(m, state, 0.02, dt=0.01, adaptive=True))),
     ]
     for group, call in groups:
         timed(group, call)

@@ -14,16 +14,16 @@ any re-orthonormalization; everything else lives in Rⁿ.
 
 Glossary (SPEC §10)
 -------------------
-==========  ============  =====================================================
-``h``       scalar        the step
-``A, b, c`` (5,5),(5,),(5,)  the tableau: RK4 plus its FSAL stage ``A[4] = b``
-``R``, ``o``  (3,3), (3,)  the base rotation and origin at the step start
-``x``       (6+2n+m,)     the vector state ``(V₀, q, q̇, z)``, ``V₀`` about ``o``
-``Ω_i``     (6,)          stage increment on the group, ``h Σ_j A[i,j] K_j``
-``K_i``     (5, 6)        ``dexp_inv(Ω_i) V₀,i``: the pose rates in the algebra
-``F_i``     (5, 6+2n+m)   ``(V̇₀, q̇, q̈, ż)`` at stage ``i``
-``C``       (4, 4)        stage pose ``exp(Ω_i) R`` relative to ``o``
-==========  ============  =====================================================
+============  ==============  ===================================================
+``h``         scalar          the step
+``A``, ``c``  (5, 5), (5,)    the tableau: RK4 and its FSAL stage ``A[4] = b``
+``R``, ``o``  (3, 3), (3,)    base rotation and origin at the step start
+``x``         (6+2n+m,)       the vector state ``(V₀, q, q̇, z)``, ``V₀`` about ``o``
+``Ω_i``       (6,)            stage increment on the group, ``h Σ_j A[i,j] K_j``
+``K``         (5, 6)          ``K_i = dexp_inv(Ω_i) V₀,i``, pose rates in the algebra
+``F``         (5, 6+2n+m)     ``F_i = (V̇₀, q̇, q̈, ż)`` at stage ``i``
+``C``         (4, 4)          stage pose ``exp(Ω_i) R`` relative to ``o``
+============  ==============  ===================================================
 
 Computation point. Within a step every pose, twist and wrench is taken
 relative to ``o``, the base origin at the step start (world axes): the
@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from ._checks import _NO_APPLIED, OK, about_base, as_array, check_pose, check_scalar, raise_for
+from ._checks import OK, about_base, as_array, check_pose, check_scalar, raise_for
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
 from .model import check_model
@@ -72,8 +72,7 @@ SAFETY, FAC_MIN, FAC_MAX = 0.9, 0.2, 5.0
 
 _EMPTY1 = np.zeros(0)
 _EMPTY2 = np.zeros((0, 6))
-_EMPTY3 = np.zeros((0, 0, 6))
-for _a in (_EMPTY1, _EMPTY2, _EMPTY3):
+for _a in (_EMPTY1, _EMPTY2):
     _a.setflags(write=False)
 
 
@@ -138,7 +137,7 @@ def _rec_data(time, base_pose, base_twist, q, extra, base_acceleration, joint_ac
 
 # ---------------------------------------------------------------- kernels --
 
-@njit(inline=True)
+@njit
 def _point_into(sim, i, h):
     """Stage ``i`` of a step (SPEC §10): ``Ω_i = h Σ_j A[i,j] K_j``,
     ``C = exp(Ω_i) R``, ``x = x_n + h Σ_j A[i,j] F_j``."""
@@ -197,8 +196,8 @@ def _finite(a):
     return True
 
 
-@njit(inline=True)
-def _load_into(sim, tau_u, W_u, Wa_u, z_u, base_ref):
+@njit
+def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
     """The stage's inputs (about the reference point) into the kernel
     buffers, wrenches taken about ``o`` (SPEC §1). Returns 0, or the first
     non-finite one: 1 ``tau``, 2 ``base_wrench``, 3 ``applied``, 4 ``extra_rate``."""
@@ -234,8 +233,8 @@ def _load_into(sim, tau_u, W_u, Wa_u, z_u, base_ref):
     return 0
 
 
-@njit(inline=True)
-def _rates_into(sim, i, n):
+@njit
+def _rates(sim, i, n):
     """``K_i = dexp_inv(Ω_i) V₀,i`` and ``F_i = (V̇₀, q̇, q̈, ż)`` (SPEC §10)."""
     x, F = sim.x, sim.F
     _dexp_inv_into(sim.Om, x[:6], sim.K[i])
@@ -248,12 +247,12 @@ def _rates_into(sim, i, n):
         F[i, 6 + 2 * n + k] = sim.zdot[k]
 
 
-@njit(inline=True)
-def _evaluate_into(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
+@njit
+def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
     """Inputs, forward dynamics of order 0 (SPEC §5) and rates of stage ``i``
     at the stage state. Returns ``(0, 0)``, ``(1, input)`` for a non-finite
-    input (see :func:`_load_into`) or ``(2, status)`` for a failing kernel."""
-    bad = _load_into(sim, tau_u, W_u, Wa_u, z_u, base_ref)
+    input (see :func:`_load`) or ``(2, status)`` for a failing kernel."""
+    bad = _load(sim, tau_u, W_u, Wa_u, z_u, base_ref)
     if bad != 0:
         return 1, bad
     Wa = sim.Wa if Wa_u.shape[0] != 0 else sim.Wa[:0]
@@ -261,27 +260,12 @@ def _evaluate_into(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
                                      Wa, 0, sim.Vout, sim.qout, sim.W0, sim.tauout)
     if status != OK:
         return 2, status
-    _rates_into(sim, i, n)
+    _rates(sim, i, n)
     return 0, 0
 
 
 @njit
-def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
-    return _evaluate_into(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
-
-
-@njit
-def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
-    return _load_into(sim, tau_u, W_u, Wa_u, z_u, base_ref)
-
-
-@njit
-def _rates(sim, i, n):
-    _rates_into(sim, i, n)
-
-
-@njit(inline=True)
-def _commit_into(sim, bound):
+def _commit(sim, bound):
     """Accept the stage state ``(C, x)`` as the new state: ``R``, ``o`` and
     ``x_n``, with ``V₀`` re-taken about the new base origin ``o + C[:3, 3]``.
 
@@ -303,11 +287,6 @@ def _commit_into(sim, bound):
     for r in range(3):
         o[r] += C[r, 3]
     return 0, -1
-
-
-@njit
-def _commit(sim, bound):
-    return _commit_into(sim, bound)
 
 
 @njit
@@ -351,8 +330,8 @@ def _error_norm(sim, h, e, rtol, atol, floating):
     return np.sqrt(acc / count), worst
 
 
-@njit(inline=True)
-def _record_into(sim, rec, k, t, base_ref, n):
+@njit
+def _record(sim, rec, k, t, base_ref, n):
     """Sample ``k``: the state and the first stage's accelerations, twists
     about the reference point."""
     R, o, xn, F0 = sim.R, sim.o, sim.xn, sim.F[0]
@@ -377,18 +356,13 @@ def _record_into(sim, rec, k, t, base_ref, n):
 
 
 @njit
-def _record(sim, rec, k, t, base_ref, n):
-    _record_into(sim, rec, k, t, base_ref, n)
-
-
-@njit
 def _fixed_steps(model, ws, sim, rec, k0, k1, steps, t0, h, t1, tau_u, W_u, Wa_u, z_u, base_ref,
                  n, bound):
     """Fixed steps ``k0 .. k1−1`` of ``steps`` with constant inputs, stage 0
     of step ``k0`` already evaluated; samples ``k0+1 .. k1−1`` are recorded,
     the last step's stage 0 is left to the caller (a new input may start
     there). Returns ``(0, 0, k1, 0)`` or ``(kind, code, k, i)``: failure of
-    kind 1/2 (see :func:`_evaluate_into`) at stage ``i`` of step ``k``, or
+    kind 1/2 (see :func:`_evaluate`) at stage ``i`` of step ``k``, or
     3/4 when entry ``code`` of the new state is non-finite / beyond ``bound``."""
     for k in range(k0, k1):
         t = t0 + k * h
@@ -396,19 +370,19 @@ def _fixed_steps(model, ws, sim, rec, k0, k1, steps, t0, h, t1, tau_u, W_u, Wa_u
         hk = t_new - t
         for i in range(1, 4):
             _point_into(sim, i, hk)
-            kind, code = _evaluate_into(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
+            kind, code = _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
             if kind != 0:
                 return kind, code, k, i
         _point_into(sim, 4, hk)
-        kind, code = _commit_into(sim, bound)
+        kind, code = _commit(sim, bound)
         if kind != 0:
             return kind + 2, code, k, 4
         if k < k1 - 1:
             _point_into(sim, 0, hk)
-            kind, code = _evaluate_into(model, ws, sim, 0, tau_u, W_u, Wa_u, z_u, base_ref, n)
+            kind, code = _evaluate(model, ws, sim, 0, tau_u, W_u, Wa_u, z_u, base_ref, n)
             if kind != 0:
                 return kind, code, k + 1, 0
-            _record_into(sim, rec, k + 1, t_new, base_ref, n)
+            _record(sim, rec, k + 1, t_new, base_ref, n)
     return 0, 0, k1, 0
 
 
@@ -764,7 +738,10 @@ class _Run:
         self.adaptive = bool(adaptive)
         self.rtol = _positive(rtol, "rtol")
         self.atol = check_scalar(atol, "atol", nonneg=True)
-        self.divergence = _positive(divergence, "divergence")
+        self.divergence = float(as_array(divergence, "divergence", shape=(),
+                                         allow_nonfinite=True))
+        if not self.divergence > 0.0:
+            raise ValueError(f"divergence: expected a positive number (or inf), got {divergence}")
         self.min_step = _positive(min_step, "min_step", allow_none=True)
         self.max_step = _positive(max_step, "max_step", allow_none=True)
         if not isinstance(progress, (bool, np.bool_)):
@@ -927,6 +904,9 @@ class _Run:
         """The arrays of an :class:`Inputs`, checked against the model (empty
         arrays for ``None``)."""
         if inp is None:
+            if self.m:
+                self._fail(t, "extra_rate", f"the state has {self.m} extra entries, so their "
+                           f"rates must come from a plant (or the controller), shape ({self.m},)")
             return _EMPTY1, _EMPTY1, _EMPTY2, _EMPTY1
         if type(inp) is not Inputs:
             self._fail(t, "inputs", f"the {self._source()} returned {type(inp).__name__}; "
@@ -964,7 +944,7 @@ class _Run:
 
     def _evaluate(self, i, arrays):
         """Inputs, forward dynamics (SPEC §5, order 0) and rates of stage
-        ``i``; returns ``(kind, code)`` as :func:`_evaluate_into`."""
+        ``i``; returns ``(kind, code)`` as :func:`_evaluate`."""
         return _EVALUATE.call(self.model._data, self.ws._data, self.sim, i, *arrays,
                               self.base_ref, self.n)
 
@@ -1100,8 +1080,9 @@ class _Run:
             self.evaluations += 4 * (ks - k) - end_open + (i if kind and i < 4 else 0) \
                 + (3 if kind and i == 4 else 0)
             recorded = ks - k - end_open
-            self._record_inputs(self.T, self.T + recorded, rec)
-            self.T += recorded
+            if recorded:
+                self._record_inputs(self.T, self.T + recorded, rec)
+                self.T += recorded
             if kind:
                 t, t_new = self._step_time(ks - 1 if i == 0 else ks, h, steps, t1)
                 ts = t_new if i in (0, 4) else t + _C[i] * (t_new - t)
@@ -1133,6 +1114,8 @@ class _Run:
         grow = FAC_MAX
         while t < t1:
             next_sample = math.inf if period is None else self.t0 + (samples + 1) * period
+            if period is not None and abs(next_sample - t1) <= 1e-9 * period:
+                next_sample = t1                    # the end is a sample instant
             target = min(t1, next_sample)
             landing = t + 1.1 * h >= target
             hk = target - t if landing else h
@@ -1228,7 +1211,7 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         Start time.
     divergence : float, keyword
         A state entry (position, twist, joint, extra) beyond this magnitude
-        stops the run as diverged.
+        stops the run as diverged (``inf``: never).
 
     Returns
     -------
@@ -1250,6 +1233,15 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
 
     Notes
     -----
+    Callbacks receive a :class:`State` whose arrays are read-only views of
+    one fresh array per stage (keeping them is safe). Runs whose inputs
+    change only at sample instants (no plant, and no controller or a held
+    one) take the steps between two instants in one compiled call; with a
+    callback at every stage each stage returns to Python, which costs
+    about as much again as the dynamics (``experiments/bench_simulate.py``).
+    The trajectory keeps every accepted step, ``(26 + 4n + m)`` floats each
+    (plus ``6N`` with applied wrenches).
+
     Any other exception leaving the run — ``KeyboardInterrupt`` (Ctrl-C) or
     one raised by a callback — is re-raised unchanged with the trajectory up
     to the last completed step attached as its ``.trajectory`` attribute
