@@ -334,8 +334,8 @@ def test_rotor_lag_law_makes_the_plant_follow_the_designed_error_dynamics():
 
 HORIZON = 8.0     # s: FIT_WINDOW = (3, 8) s of the experiment
 LAG_HORIZON = 4.0
-DT = 4e-3          # RK4 of the laws' closed loops (poles ≤ 5 s⁻¹: |p| DT ≤ 0.02)
-H_STEPS = 3        # finite-difference step h = 12 ms
+DT = 5e-3          # RK4 of the closed loops (poles ≤ 5 s⁻¹: |p| DT ≤ 0.025)
+H_STEPS = 2        # finite-difference step h = 10 ms
 
 
 @pytest.fixture(scope="module")
@@ -382,9 +382,10 @@ def runs():
     return out
 
 
-def _worst(run, second_half=False):
+def _worst(run, start=0.0, end=np.inf):
+    """Largest joint error and base-error norm of a run over ``start ≤ t ≤ end``."""
     t = run["traj"].time
-    sel = t >= t[-1] / 2.0 if second_half else slice(None)
+    sel = (t >= start - 1e-9) & (t <= end + 1e-9)
     return (float(np.max(np.abs(run["eq"][sel]))),
             float(np.max(np.linalg.norm(run["eb"][sel], axis=1))))
 
@@ -439,14 +440,14 @@ def _first_difference(x, k, h_steps, dt):
 def test_elastic_law_jets_equal_differences_along_the_run(runs, name):
     """The ``τ̈`` (and ``Ẅ₀``) the law uses equal fourth-order central
     differences of ``τ = K(θ − q)`` (and of the state ``W₀``) along the
-    closed-loop run. Step h = 12 ms: truncation h⁴/90 |τ^(6)| with
+    closed-loop run. Step h = 10 ms: truncation h⁴/90 |τ^(6)| with
     |τ^(6)| ≲ 5⁴ |τ̈| (poles up to 5 s⁻¹, the elastic modes cancelled) is
-    ~1.5e-7 |τ̈|; rounding 64 eps |τ| / (12 h²) ~ 1e-11."""
+    ~7e-8 |τ̈|; rounding 64 eps |τ| / (12 h²) ~ 1e-11."""
     run = runs[name]
     traj, law = run["traj"], run["law"]
     n = 6
     tau = K * (traj.extra[:, :n] - traj.q[:, 0])
-    for k in (250, 750, 1500):
+    for k in (200, 600, 1200):
         jets = law.step(traj.time[k], traj.state(k)).jets
         fd = _second_difference(tau, k, H_STEPS, DT)
         assert_close(jets.tau[2], fd, rtol=0, atol=1e-6 * np.max(np.abs(jets.tau[2])) + 1e-9,
@@ -463,11 +464,11 @@ def test_elastic_law_jets_equal_differences_along_the_run(runs, name):
 
 def test_rotor_lag_law_wrench_rate_equals_differences_along_the_run(runs):
     """``Ẇ₀`` and ``τ̇`` of the rotor-lag law equal central differences of
-    ``W₀ = Ad_{C₀}^{−T} A f`` and ``τ`` along the run (h = 12 ms)."""
+    ``W₀ = Ad_{C₀}^{−T} A f`` and ``τ`` along the run (h = 10 ms)."""
     run = runs["rotor"]
     traj, law = run["traj"], run["law"]
     W = np.array([law.base_wrench(C, x[:6]) for C, x in zip(traj.base_pose, traj.extra)])
-    for k in (250, 1000):
+    for k in (200, 800):
         jets = law.step(traj.time[k], traj.state(k)).jets
         assert_close(jets.base_wrench[1], _first_difference(W, k, H_STEPS, DT), rtol=0,
                      atol=1e-6 * np.max(np.abs(jets.base_wrench[1])) + 1e-9, what="Ẇ₀")
@@ -478,10 +479,12 @@ def test_rotor_lag_law_wrench_rate_equals_differences_along_the_run(runs):
 @pytest.mark.parametrize("name,factor", [("rigid", 5.0), ("no tau''", 5.0)])
 def test_laws_without_order_two_are_measurably_worse(runs, name, factor):
     """From the same perturbed start, over the second half of the run
-    (4–8 s), (a) and (b) leave errors at least ``factor`` times those of the
-    exact law, in the joints and in the base."""
-    ej, eb = _worst(runs["exact"], second_half=True)
-    oj, ob = _worst(runs[name], second_half=True)
+    (4–8 s, after most of the exact law's transient), (a) and (b) leave errors
+    at least ``factor`` times those of the exact law, in the joints and in the
+    base (measured: (a) ×400 and ×28, (b) ×84 and ×10)."""
+    window = (HORIZON / 2.0, HORIZON)
+    ej, eb = _worst(runs["exact"], *window)
+    oj, ob = _worst(runs[name], *window)
     assert oj >= factor * ej and ob >= factor * eb, (name, oj / ej, ob / eb)
 
 
