@@ -39,7 +39,7 @@ def warm_up(progress=None):
         Called after each group of kernels with its name and wall time.
     """
     import liedyn
-    from liedyn import se3
+    from liedyn import control, se3
 
     def timed(group, call):
         t = time.perf_counter()
@@ -61,6 +61,19 @@ def warm_up(progress=None):
         return np.stack([x] * B)
 
     state = liedyn.State(base_pose=C, base_twist=Vb[0], q=q[0], qd=q[1])
+    target = control.Target(q=rng.normal(size=(5, n)), base_pose=C,
+                            base_twist=rng.normal(size=(4, 6)))
+
+    def control_laws():
+        elastic = control.ElasticJointLaw(m, 100.0, 0.01, (-1.0, -2.0, -3.0, -4.0),
+                                          lambda t: target)
+        s = elastic.state_on(target)
+        elastic.plant(0.0, s, elastic(0.0, s))
+        rotor = control.RotorLagLaw(m, (-1.0, -2.0, -3.0), lambda t: target,
+                                    allocation=np.eye(6), time_constant=0.05)
+        s = rotor.state_on(target)
+        rotor.plant(0.0, s, rotor(0.0, s))
+        control.base_error(C, Vb, C, Vb)
 
     # One entry per public algorithm: (group, call).
     groups = [
@@ -91,6 +104,7 @@ def warm_up(progress=None):
             liedyn.simulate(m, state, 0.02, dt=0.01),
             liedyn.simulate(m, state, 0.02, dt=0.01, controller=lambda t, s: None),
             liedyn.simulate(m, state, 0.02, dt=0.01, adaptive=True))),
+        ("control", control_laws),
     ]
     for group, call in groups:
         timed(group, call)
