@@ -15,7 +15,9 @@ from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
 from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
+from .simulate import Inputs, SimulationError, State, Trajectory, simulate
 from .workspace import Workspace
+from . import control
 
 __all__ = [
     "se3", "Model", "ModelBuilder", "Revolute", "Prismatic", "check_inertia", "Workspace",
@@ -29,5 +31,7 @@ __all__ = [
     "frame_pose", "frame_kinematics", "frame_jacobian", "FrameKinematicsResult",
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
+    "simulate", "State", "Inputs", "Trajectory", "SimulationError",
+    "control",
 ]
 __version__ = "0.1.0"

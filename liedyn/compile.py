@@ -39,7 +39,7 @@ def warm_up(progress=None):
         Called after each group of kernels with its name and wall time.
     """
     import liedyn
-    from liedyn import se3
+    from liedyn import control, se3
 
     def timed(group, call):
         t = time.perf_counter()
@@ -60,9 +60,25 @@ def warm_up(progress=None):
     def stack(x):
         return np.stack([x] * B)
 
+    state = liedyn.State(base_pose=C, base_twist=Vb[0], q=q[0], qd=q[1])
+    target = control.Target(q=rng.normal(size=(5, n)), base_pose=C,
+                            base_twist=rng.normal(size=(4, 6)))
+
+    def control_laws():
+        elastic = control.ElasticJointLaw(m, 100.0, 0.01, (-1.0, -2.0, -3.0, -4.0),
+                                          lambda t: target)
+        s = elastic.state_on(target)
+        elastic.plant(0.0, s, elastic(0.0, s))
+        rotor = control.RotorLagLaw(m, (-1.0, -2.0, -3.0), lambda t: target,
+                                    allocation=np.eye(6), time_constant=0.05)
+        s = rotor.state_on(target)
+        rotor.plant(0.0, s, rotor(0.0, s))
+        control.base_error(C, Vb, C, Vb)
+
     # One entry per public algorithm: (group, call).
     groups = [
-        ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]))),
+        ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]),
+                         se3.dexp(Vb[0]), se3.dexp_inv(Vb[0]))),
         ("forward kinematics", lambda: liedyn.forward_kinematics(m, C, Vb[:r + 1], q[:r + 2], r)),
         ("inverse dynamics", lambda: liedyn.inverse_dynamics(m, C, Vb, q, r, applied=W,
                                                              workspace=liedyn.Workspace(m, r))),
@@ -84,6 +100,11 @@ def warm_up(progress=None):
             liedyn.forward_dynamics_batch(m, stack(C), stack(Vb[:1]), stack(q[:2]), r,
                                           tau=stack(tau), base_wrench=stack(Wb),
                                           workspace=liedyn.Workspace(m, r, samples=B)))),
+        ("simulate", lambda: (
+            liedyn.simulate(m, state, 0.02, dt=0.01),
+            liedyn.simulate(m, state, 0.02, dt=0.01, controller=lambda t, s: None),
+            liedyn.simulate(m, state, 0.02, dt=0.01, adaptive=True))),
+        ("control", control_laws),
     ]
     for group, call in groups:
         timed(group, call)

@@ -54,13 +54,13 @@ def benchmark_tree(n_branches=5, bodies_per_branch=20, floating_base=True,
 
 
 def random_tree(rng, n_bodies, floating_base=True, prismatic_fraction=0.3,
-                armature=False, damping=False, shuffle=True):
+                armature=False, damping=False, shuffle=True, gravity=(0.0, 0.0, -9.81)):
     """A random tree with random joint types, axes, origins and physical inertias.
 
     With ``shuffle`` the parent of each new body is drawn from all earlier
     bodies, so subtrees do not occupy contiguous index ranges.
     """
-    m = ModelBuilder(floating_base=floating_base)
+    m = ModelBuilder(floating_base=floating_base, gravity=gravity)
     m.add_body("base", None, None, se3.exp(rng.normal(size=6) * 0.5), random_inertia(rng))
     for j in range(1, n_bodies):
         parent = int(rng.integers(0, j)) if shuffle else j - 1

@@ -399,3 +399,128 @@ def test_joint_exponential_equals_the_group_exponential(seed):
         for q in (0.0, 1e-9, 0.05, -1.3, 2.9, 7.0):
             _joint_exp_into(Y, q, out)
             assert np.max(np.abs(out - se3.exp(Y * q))) < 1e-14 * (1 + np.max(np.abs(x)) + abs(q))
+
+
+# ------------------------------------------------------ dexp / dexp_inv --
+
+# Angles probing dexp's branches: zero, deep in the series, both sides of
+# DEXP_SERIES_ANGLE, generic, up to near 2π (where dexp_inv is singular).
+DEXP_ANGLES = [0.0, 1e-9, 1e-4, 0.1, 1.0, se3.DEXP_SERIES_ANGLE * (1 - 1e-9),
+               se3.DEXP_SERIES_ANGLE, se3.DEXP_SERIES_ANGLE * (1 + 1e-9), 2.5, 3.0,
+               np.pi, 4.0, 5.5, 6.0]
+
+
+def _phi1_of_ad(V):
+    """``Σ ad^k/(k+1)!`` as the top-right block of ``expm([[ad_V, I], [0, 0]])``."""
+    M = np.zeros((12, 12))
+    M[:6, :6] = se3.ad(V)
+    M[:6, 6:] = np.eye(6)
+    return expm(M)[:6, 6:]
+
+
+@pytest.mark.parametrize("theta", DEXP_ANGLES)
+def test_dexp_equals_the_series_of_ad(theta):
+    """Reference: scipy's expm of the 12×12 block matrix, accurate to a few
+    eps·‖ad‖² (‖ad_V‖ ≲ θ + |v| ≈ 8 at the largest angle)."""
+    rng = np.random.default_rng(20 + int(1e3 * theta))
+    for _ in range(4):
+        V = _twist_with_angle(rng, theta)
+        scale = (1.0 + np.linalg.norm(V)) ** 2
+        assert_close(se3.dexp(V), _phi1_of_ad(V), rtol=0, atol=20 * EPS * scale,
+                     what=f"dexp at θ={theta}")
+
+
+@pytest.mark.parametrize("theta", [0.0, 1e-6, 0.3, 1.9, 2.1, 3.0])
+def test_dexp_is_the_derivative_of_exp(theta):
+    """``(exp(V + εX) − exp(V − εX))/(2ε) · exp(V)⁻¹ = [dexp_V X] + O(ε²)``:
+    with ε = 1e-5 the truncation is ~ε²‖X‖³ ≈ 1e-10 and rounding ~eps/ε ≈ 2e-11."""
+    rng = np.random.default_rng(40 + int(10 * theta))
+    eps_fd = 1e-5
+    for _ in range(4):
+        V, X = _twist_with_angle(rng, theta), rng.normal(size=6)
+        dC = (se3.exp(V + eps_fd * X) - se3.exp(V - eps_fd * X)) / (2 * eps_fd)
+        fd = se3.vee(dC @ se3.inv(se3.exp(V)))
+        assert_close(se3.dexp(V) @ X, fd, rtol=0, atol=2e-9, what=f"dexp vs FD at θ={theta}")
+
+
+@pytest.mark.parametrize("theta", DEXP_ANGLES)
+def test_dexp_inv_inverts_dexp(theta):
+    """Both products with the identity; the condition number of dexp grows
+    as 1/|sin(θ/2)|·θ near 2π (about 20 at θ = 6), hence the scaled bound."""
+    rng = np.random.default_rng(60 + int(1e3 * theta))
+    for _ in range(4):
+        V = _twist_with_angle(rng, theta)
+        D, Di = se3.dexp(V), se3.dexp_inv(V)
+        cond = np.linalg.norm(D, 2) * np.linalg.norm(Di, 2)
+        tol = 20 * EPS * cond * (1.0 + np.linalg.norm(V)) ** 2
+        assert_close(Di @ D, np.eye(6), rtol=0, atol=tol, what=f"dexp_inv dexp at θ={theta}")
+        assert_close(D @ Di, np.eye(6), rtol=0, atol=tol, what=f"dexp dexp_inv at θ={theta}")
+
+
+def _dexp_scalars_exact(theta):
+    """``(B'/θ, C'/θ, β, γ)`` at 60 digits (the closed forms have no
+    cancellation left at this precision for θ ≥ 1e-6)."""
+    t = mpmath.mpf(theta)
+    A, B, C = mpmath.sin(t) / t, (1 - mpmath.cos(t)) / t**2, (t - mpmath.sin(t)) / t**3
+    beta = (1 - t / 2 * mpmath.cot(t / 2)) / t**2
+    return [float(x) for x in ((A - 2 * B) / t**2, (B - 3 * C) / t**2, beta,
+                               (C / (2 * B) - 2 * beta) / t**2)]
+
+
+@pytest.mark.parametrize("theta", [1e-6, 1e-3, 0.1, 0.7, 1.5, se3.DEXP_SERIES_ANGLE * (1 - 1e-12),
+                                   se3.DEXP_SERIES_ANGLE, se3.DEXP_SERIES_ANGLE * (1 + 1e-12),
+                                   2.5, 3.0, 4.5, 6.0])
+def test_dexp_scalars_against_60_digit_reference(theta):
+    """Series branch (θ < DEXP_SERIES_ANGLE): truncation below 1e-22, a few eps
+    of rounding. Closed branch: γ = (C/2B − 2β)/θ² cancels, losing ~eps/θ⁴
+    relative to its leading term (measured 15 eps at θ = 2, the worst point)."""
+    mpmath.mp.dps = 60
+    _, _, dB, dC = se3._dexp_scalars(theta)
+    beta, gamma = se3._dexp_inv_scalars(theta)
+    for name, got, want in zip(("B'/θ", "C'/θ", "β", "γ"), (dB, dC, beta, gamma),
+                               _dexp_scalars_exact(theta)):
+        assert abs(got - want) <= 32 * EPS * abs(want), f"{name} at θ={theta}: {got} vs {want}"
+
+
+def test_dexp_series_tables_are_the_bernoulli_series():
+    """The tables against mpmath's Bernoulli numbers and factorials."""
+    mpmath.mp.dps = 40
+    for k in range(1, 6):
+        Bk = mpmath.bernoulli(2 * k) / mpmath.factorial(2 * k)
+        assert abs(se3._BETA_SERIES[k - 1] - float((-1) ** (k - 1) * Bk)) <= EPS * abs(
+            se3._BETA_SERIES[k - 1])
+        assert abs(se3._DB_SERIES[k - 1] - float((-1) ** k * 2 * k / mpmath.factorial(2 * k + 2))) \
+            <= EPS * abs(se3._DB_SERIES[k - 1])
+    assert se3._BETA_SERIES[0] == 1.0 / 12.0 and se3._GAMMA_SERIES[0] == 1.0 / 360.0
+
+
+def test_dexp_continuous_across_the_series_switch():
+    rng = np.random.default_rng(80)
+    e, v = _unit(rng), rng.normal(size=3)
+    lo = np.concatenate([se3.DEXP_SERIES_ANGLE * (1 - 1e-13) * e, v])
+    hi = np.concatenate([se3.DEXP_SERIES_ANGLE * (1 + 1e-13) * e, v])
+    # A 4e-13 step in θ moves the entries by ~4e-13·(1 + |v|) ≈ 2e-12 at most;
+    # a jump between the branches above their ~15 eps accuracy would show here.
+    assert np.max(np.abs(se3.dexp(hi) - se3.dexp(lo))) < 2e-12
+    assert np.max(np.abs(se3.dexp_inv(hi) - se3.dexp_inv(lo))) < 2e-12
+
+
+def test_dexp_inv_kernel_equals_the_matrix():
+    """``_dexp_inv_into``, what the integrator of liedyn.simulate uses."""
+    rng = np.random.default_rng(81)
+    out = np.empty(6)
+    for theta in DEXP_ANGLES:
+        V, X = _twist_with_angle(rng, theta), rng.normal(size=6)
+        se3._dexp_inv_into(V, X, out)
+        assert_close(out, se3.dexp_inv(V) @ X, rtol=0, atol=1e-13 * (1 + np.linalg.norm(V)) ** 2,
+                     what=f"_dexp_inv_into at θ={theta}")
+
+
+def test_dexp_inv_refuses_angles_beyond_its_domain_and_bad_twists():
+    with pytest.raises(ValueError, match="^V:.*2π"):
+        se3.dexp_inv([2 * np.pi, 0, 0, 0, 0, 0])
+    for fn in (se3.dexp, se3.dexp_inv):
+        with pytest.raises(ValueError, match="^V:"):
+            fn(np.zeros(5))
+        with pytest.raises(ValueError, match="^V:"):
+            fn([np.nan, 0, 0, 0, 0, 0])

@@ -1,0 +1,155 @@
+"""Cost of one controller step against the single calls it is made of.
+
+    python -m experiments.bench_control            # quick: 20 000 timed calls each
+    python -m experiments.bench_control --full     # 200 000
+
+On the floating aerial manipulator (SPEC §8) with elastic joints:
+
+* ``elastic step``: one :meth:`liedyn.control.ElasticJointLaw.step`
+  (forward dynamics of orders 0–1, the base error on SE(3) and the gains,
+  inverse dynamics of order 2, the motor torque), workspaces reused, the
+  target precomputed;
+* ``forward order 1`` and ``inverse order 2``: the two library calls it
+  makes, alone, with the law's own workspaces and arguments;
+* ``rotor-lag step``, ``forward order 0``, ``inverse order 1``: the same for
+  :class:`liedyn.control.RotorLagLaw`;
+* ``reference``: evaluating the target of models.reference_motion once (the
+  user's side of the loop, not part of the step).
+
+The callables are timed interleaved, in rounds, so that they share the
+machine's load; the statistic is the median per call (the mean is also
+recorded). The step's overhead is its median minus the sum of its single
+calls' medians; the 1 kHz share is the median over 1 ms.
+
+Writes ``paper_figures/bench_control.csv`` (``_full`` with ``--full``,
+``--out DIR`` for another folder), one row per callable with the machine and
+code version (:mod:`experiments._provenance`).
+"""
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+import liedyn
+from liedyn import control
+
+from experiments import _provenance
+from experiments.elastic_tracking import (MOTOR_INERTIA, POLES, ROTOR_POLES, STIFFNESS,
+                                          TIME_CONSTANT, perturbed_start, reference_target)
+from models.aerial_manipulator import aerial_manipulator, allocation_matrix
+from models.reference_motion import ReferenceMotion
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT_DIR = ROOT / "paper_figures"
+QUICK_CALLS, FULL_CALLS = 20_000, 200_000
+ROUNDS = 10
+WARMUP = 500
+BUDGET_1KHZ = 1e-3        # s
+
+
+def callables(t=1.7):
+    """``{name: zero-argument callable}``: the two laws' steps at a perturbed
+    state, their single calls with the same arguments, and the reference."""
+    model = aerial_manipulator()
+    ref = ReferenceMotion()
+    target4, target3 = reference_target(ref, 4), reference_target(ref, 3)
+    T4, T3 = target4(t), target3(t)
+    elastic = control.ElasticJointLaw(model, STIFFNESS, MOTOR_INERTIA, POLES, lambda s: T4)
+    rotor = control.RotorLagLaw(model, ROTOR_POLES, lambda s: T3, allocation=allocation_matrix(),
+                                time_constant=TIME_CONSTANT)
+    s4 = perturbed_start(elastic, lambda s: T4)
+    s3 = perturbed_start(rotor, lambda s: T3)
+    n = model.n_joints
+    # The arguments the steps hand to the library, and the workspaces they use.
+    j4 = elastic.step(t, s4).jets
+    lin4 = elastic.linearization
+    C4, V4, q4 = s4.base_pose, s4.base_twist.reshape(1, 6), np.stack([s4.q, s4.qd])
+    tau4 = j4.tau[:2].copy()
+    W4 = s4.extra[2 * n:].reshape(2, 6).copy()
+    Vc4, qc4 = j4.base_twist, j4.q
+    j3 = rotor.step(t, s3).jets
+    lin3 = rotor.linearization
+    C3, V3, q3 = s3.base_pose, s3.base_twist.reshape(1, 6), np.stack([s3.q, s3.qd])
+    tau3, W3 = j3.tau[:1].copy(), j3.base_wrench[:1].copy()
+    Vc3, qc3 = j3.base_twist, j3.q
+    return {
+        "elastic step": lambda: elastic.step(t, s4),
+        "forward order 1": lambda: liedyn.forward_dynamics(
+            model, C4, V4, q4, 1, tau=tau4, base_wrench=W4, workspace=lin4._forward),
+        "inverse order 2": lambda: liedyn.inverse_dynamics(model, C4, Vc4, qc4, 2,
+                                                           workspace=lin4._inverse),
+        "rotor-lag step": lambda: rotor.step(t, s3),
+        "forward order 0": lambda: liedyn.forward_dynamics(
+            model, C3, V3, q3, 0, tau=tau3, base_wrench=W3, workspace=lin3._forward),
+        "inverse order 1": lambda: liedyn.inverse_dynamics(model, C3, Vc3, qc3, 1,
+                                                           workspace=lin3._inverse),
+        "reference": lambda: control.Target(q=ref.joint_jet(t, 5), base_pose=ref.base_pose(t),
+                                            base_twist=ref.base_twist_jet(t, 4)),
+    }
+
+
+def measure(fns, calls, rounds=ROUNDS, warmup=WARMUP):
+    """Median and mean seconds per call of each callable, interleaved in
+    ``rounds`` rounds of ``calls / rounds`` individually timed calls."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times = {name: [] for name in fns}
+    share = max(1, calls // rounds)
+    clock = time.perf_counter
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            block = np.empty(share)
+            for i in range(share):
+                t0 = clock()
+                fn()
+                block[i] = clock() - t0
+            times[name].append(block)
+    out = {}
+    for name, blocks in times.items():
+        every = np.concatenate(blocks)
+        out[name] = dict(median=float(np.median(every)), mean=float(every.mean()),
+                         calls=int(every.size))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true", help=f"{FULL_CALLS} timed calls each "
+                                                        f"(quick: {QUICK_CALLS})")
+    ap.add_argument("--out", type=Path, default=OUT_DIR,
+                    help="output folder (default: the repository's paper_figures/)")
+    args = ap.parse_args(argv)
+    calls = FULL_CALLS if args.full else QUICK_CALLS
+    res = measure(callables(), calls)
+    parts = {"elastic step": ("forward order 1", "inverse order 2"),
+             "rotor-lag step": ("forward order 0", "inverse order 1")}
+    print(f"One controller step on the floating aerial manipulator ({calls} calls each, "
+          f"median per call; workspaces reused)")
+    print(f"  {'callable':<18} {'median µs':>10} {'mean µs':>9} {'1 kHz share':>12}")
+    for name, r in res.items():
+        print(f"  {name:<18} {r['median'] * 1e6:>10.2f} {r['mean'] * 1e6:>9.2f} "
+              f"{r['median'] / BUDGET_1KHZ:>11.2%}")
+    for step, (fd, idn) in parts.items():
+        single = res[fd]["median"] + res[idn]["median"]
+        print(f"  {step}: {res[step]['median'] * 1e6:.2f} µs = {fd} + {idn} "
+              f"({single * 1e6:.2f} µs) + {(res[step]['median'] - single) * 1e6:.2f} µs of "
+              f"errors, gains and actuator map")
+    stamp = _provenance.stamp()
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / ("bench_control_full.csv" if args.full else "bench_control.csv")
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(list(stamp) + ["callable", "median_us", "mean_us", "calls", "share_1kHz"])
+        for name, r in res.items():
+            w.writerow(list(stamp.values()) + [name, f"{r['median'] * 1e6:.3f}",
+                                               f"{r['mean'] * 1e6:.3f}", r["calls"],
+                                               f"{r['median'] / BUDGET_1KHZ:.5f}"])
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,801 @@
+"""Feedback linearization by higher-order inverse dynamics (SPEC §11).
+
+When the actuators reach the robot through ``ρ − 2`` integrators (elastic
+joints: ``ρ = 4``; rotor lag and torque-rate drives: ``ρ = 3``; plain torque
+and wrench inputs: ``ρ = 2``), the base pose and the joint angles have
+relative degree ``ρ``. One step of the exact linearizing law is then
+
+1. forward dynamics of order ``ρ − 3`` with the force jets the actuator
+   state fixes (``τ^(0..ρ−3)``, ``W₀^(0..ρ−3)``) gives ``V₀^(0..ρ−2)`` and
+   ``q^(0..ρ−1)`` (skipped for ``ρ = 2``);
+2. the tracking errors of orders ``0..ρ−1`` and gains from the desired poles
+   set the next rows, ``q^(ρ) = q_d^(ρ) − Σ_k a_k e^(k)`` and ``V₀^(ρ−1)``
+   from the base error on SE(3) (SPEC §11.3);
+3. one inverse-dynamics call of order ``ρ − 2`` returns ``τ^(ρ−2)`` and
+   ``W₀^(ρ−2)``, which the actuator model turns into its input.
+
+Glossary
+--------
+==================  ===============  ==========================================
+``ρ``               int              relative degree of base pose and joints
+``a``, ``a_b``      (ρ,)             joint and base gains, ``s^ρ + Σ a_k s^k = Π (s − p_i)``
+``C_d``, ``V_d``    (4,4), (ρ, 6)    target base pose and spatial twist jet
+``q_d``             (ρ+1, n)         target joint jet
+``E``, ``x``        (4,4), (6,)      base error ``C_d⁻¹ C₀`` and its logarithm
+``V_E``             (6,)             spatial twist of ``E``: ``Ad_{C_d⁻¹}(V₀ − V_d)``
+``K``, ``B``        (n,)             joint stiffness and motor inertia (Spong's model)
+``θ``               (n,)             motor angles, ``τ = K (θ − q)``
+``A``, ``T_m``      (6,6), scalar    thrust allocation (body frame) and rotor time constant
+``f``               (6,)             propeller thrusts, ``W^B = A f``
+==================  ===============  ==========================================
+
+Twists and wrenches are spatial, world axes, about the world origin (the
+default ``reference`` of the library and of :func:`liedyn.simulate`). A law
+object owns one :class:`liedyn.Workspace` per call it makes, so it serves one
+thread at a time.
+"""
+
+from dataclasses import dataclass
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from ._checks import (OK, _all_finite, as_array, check_motion_slow, check_pose, check_scalar,
+                      check_type, is_pose, motion_args, plain)
+from ._jit import Kernel, njit
+from .forward import forward_dynamics
+from .inverse import inverse_dynamics
+from .model import check_model
+from .se3 import _Ad_into, _ad_acc, _coad_acc, _inv_into, _log_into
+from .simulate import Inputs, State
+from .workspace import Workspace, binomials
+
+__all__ = [
+    "gains_from_poles", "Target", "base_error", "FeedbackLinearization", "Linearization",
+    "ControlStep", "ElasticJointLaw", "RotorLagLaw",
+]
+
+
+# ----------------------------------------------------------------- gains --
+
+def gains_from_poles(poles):
+    """Gains ``a_0 … a_{k−1}`` that place the error's poles.
+
+    ``s^k + a_{k−1} s^{k−1} + … + a_0 = (s − p_1) … (s − p_k)``, so that the
+    law ``y^(k) = y_d^(k) − Σ_j a_j e^(j)`` leaves the error ``e = y − y_d``
+    with ``e^(k) + Σ_j a_j e^(j) = 0``, whose solutions are sums of
+    ``t^m e^{p_i t}`` (SPEC §11.1).
+
+    Parameters
+    ----------
+    poles : (k,) real or complex
+        Desired closed-loop poles, every one with a negative real part;
+        complex poles in conjugate pairs.
+
+    Returns
+    -------
+    (k,) float
+        ``a_j`` for ``j = 0..k−1`` (lowest order first).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Non-numeric or empty ``poles``, a non-finite pole, a pole with
+        ``Re p ≥ 0``, a complex pole without its conjugate.
+    """
+    if poles is None:
+        raise TypeError("poles: expected a sequence of numbers, got None")
+    p = np.asarray(poles)
+    if p.dtype.kind not in "iufc":
+        raise TypeError(f"poles: expected real or complex numbers, got dtype {p.dtype}")
+    p = p.astype(complex)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"poles: expected a non-empty 1-D sequence, got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError("poles: contains NaN or infinite values")
+    if np.any(p.real >= 0.0):
+        raise ValueError(f"poles: expected every pole in the open left half-plane (Re p < 0), "
+                         f"got {poles!r}")
+    if not np.array_equal(np.sort_complex(p), np.sort_complex(p.conj())):
+        raise ValueError(f"poles: complex poles must come in conjugate pairs, got {poles!r}")
+    c = np.poly(p)                                                    # SPEC §11.1
+    return np.ascontiguousarray(c[:0:-1].real)
+
+
+# ---------------------------------------------------------------- target --
+
+@dataclass(frozen=True)
+class Target:
+    """Desired motion at one instant, as jets.
+
+    Attributes
+    ----------
+    q : (rows, n)
+        Joint jet ``q_d^(0..rows−1)``; a law of relative degree ``ρ`` reads
+        rows ``0..ρ``.
+    base_pose : (4, 4) or None
+        ``C_d`` (``None`` for a fixed base).
+    base_twist : (rows', 6) or None
+        Spatial twist jet ``V_d^(0..rows'−1)`` of ``C_d`` (world origin);
+        rows ``0..ρ−1`` are read.
+    """
+
+    q: np.ndarray
+    base_pose: np.ndarray = None
+    base_twist: np.ndarray = None
+
+
+def _target_arrays(model, target, rho):
+    """``(C_d, V_d (ρ, 6), q_d (ρ+1, n))`` from a :class:`Target`: the arrays
+    themselves when they are plain float64 arrays of enough rows (the kernel
+    then checks their values), converted and fully checked otherwise."""
+    if type(target) is not Target:
+        check_type(target, Target, "target", "a liedyn.control.Target")
+    qd, Cd, Vd = target.q, target.base_pose, target.base_twist
+    n = model.n_joints
+    if not (plain(qd, 2) and qd.shape[0] > rho and qd.shape[1] == n):
+        return _target_slow(model, target, rho)
+    if not model.floating_base:
+        return _NO_POSE, _NO_TWIST, qd[:rho + 1]
+    if not (plain(Cd, 2) and plain(Vd, 2) and Vd.shape[0] >= rho and Vd.shape[1] == 6):
+        return _target_slow(model, target, rho)
+    return Cd, Vd[:rho], qd[:rho + 1]
+
+
+def _target_slow(model, target, rho):
+    """:func:`_target_arrays` with every check in Python; raises on a bad target."""
+    check_type(target, Target, "target", "a liedyn.control.Target")
+    n = model.n_joints
+    qd = as_array(target.q, "target.q", ndim=2)
+    if qd.shape[0] < rho + 1 or qd.shape[1] != n:
+        raise ValueError(f"target.q: expected a jet of shape (≥{rho + 1}, {n}), got {qd.shape}")
+    if not model.floating_base:
+        if target.base_pose is not None or target.base_twist is not None:
+            raise ValueError("target: the model's base is fixed; base_pose and base_twist "
+                             "must be None")
+        return _NO_POSE, _NO_TWIST, np.ascontiguousarray(qd[:rho + 1])
+    if target.base_pose is None or target.base_twist is None:
+        raise ValueError("target: a floating base needs base_pose (4, 4) and base_twist "
+                         f"(≥{rho}, 6)")
+    Cd = check_pose(target.base_pose, "target.base_pose")
+    Vd = as_array(target.base_twist, "target.base_twist", ndim=2)
+    if Vd.shape[0] < rho or Vd.shape[1] != 6:
+        raise ValueError(f"target.base_twist: expected a jet of shape (≥{rho}, 6), got "
+                         f"{Vd.shape}")
+    return Cd, np.ascontiguousarray(Vd[:rho]), np.ascontiguousarray(qd[:rho + 1])
+
+
+_NO_POSE = np.eye(4)
+_NO_POSE.setflags(write=False)
+_NO_TWIST = np.zeros((0, 6))
+_NO_TWIST.setflags(write=False)
+
+
+# ---------------------------------------------------------------- kernels --
+
+BAD_TARGET = -1       # status of _command: a non-finite target or a non-rigid target pose
+
+
+@njit
+def _base_error_jets(C0, V, Cd, Vd, binom, err):
+    """Base error jets (SPEC §11.3): ``err[0] = log(C_d⁻¹ C₀)``,
+    ``err[k+1] = V_E^(k) = Ad_{C_d⁻¹} (D^k ΔV)`` for ``k + 1 < len(err)``
+    (``ΔV = V − V_d``, rows of ``V`` beyond its length taken as zero).
+    Returns ``(D^m ΔV)`` at row 0, ``m = V_d.shape[0] − 1``, and ``C_d⁻¹``."""
+    m = Vd.shape[0] - 1
+    Cdi = np.empty((4, 4))
+    _inv_into(Cd, Cdi)
+    E = Cdi @ C0
+    _log_into(E, err[0])
+    Y = np.zeros((m + 1, 6))
+    Z = np.zeros((m + 1, 6))
+    for k in range(min(V.shape[0], m + 1)):
+        for i in range(6):
+            Y[k, i] = V[k, i] - Vd[k, i]
+    for k in range(m):                       # Y holds D^k ΔV, rows 0..m−k
+        if k + 1 < err.shape[0]:
+            _Ad_into(Cdi, Y[0], err[k + 1])
+        for j in range(m - k):               # (D Y)^(j), SPEC §11.3
+            for i in range(6):
+                Z[j, i] = Y[j + 1, i]
+            for a in range(j + 1):
+                _ad_acc(-binom[j, a], Vd[a], Y[j - a], Z[j])                 # SPEC §11.3
+        for j in range(m - k):
+            for i in range(6):
+                Y[j, i] = Z[j, i]
+    return Y[0].copy(), Cdi
+
+
+@njit
+def _command(rho, C0, V, Cd, Vd, q, qd, a_q, a_b, binom, V_out, q_out, e_b, e_q):
+    """Errors and the next rows of the motion jets (SPEC §11.2–11.3).
+
+    ``V`` (ρ−1, 6) and ``q`` (ρ, n) are the jets the state determines;
+    ``V_out`` (ρ, 6), ``q_out`` (ρ+1, n) receive them with the commanded top
+    row; ``e_b`` (ρ, 6) and ``e_q`` (ρ, n) the error jets. A fixed base has
+    empty ``V``, ``Vd``, ``V_out``, ``e_b``. Returns ``OK``, or ``BAD_TARGET``
+    for a non-finite target or a target pose that is not rigid."""
+    if not (_all_finite(qd.reshape(-1)) and _all_finite(Vd.reshape(-1))):
+        return BAD_TARGET
+    if Vd.shape[0] > 0 and not is_pose(Cd):
+        return BAD_TARGET
+    n = q.shape[1]
+    for k in range(rho):
+        for j in range(n):
+            q_out[k, j] = q[k, j]
+            e_q[k, j] = q[k, j] - qd[k, j]
+    for j in range(n):
+        acc = qd[rho, j]
+        for k in range(rho):
+            acc -= a_q[k] * e_q[k, j]
+        q_out[rho, j] = acc                                                   # SPEC §11.1
+    if Vd.shape[0] == 0:
+        return OK
+    R, Cdi = _base_error_jets(C0, V, Cd, Vd, binom, e_b)
+    w = np.zeros(6)
+    for k in range(rho):
+        for i in range(6):
+            w[i] -= a_b[k] * e_b[k, i]                # commanded V_E^(ρ−1)
+    dV = np.empty(6)
+    _Ad_into(Cd, w, dV)
+    for k in range(rho - 1):
+        V_out[k] = V[k]
+    for i in range(6):
+        V_out[rho - 1, i] = Vd[rho - 1, i] - R[i] + dV[i]                     # SPEC §11.3
+    return OK
+
+
+_COMMAND = Kernel(_command)
+_BASE_ERROR = Kernel(_base_error_jets)
+
+
+def base_error(base_pose, base_twist, target_pose, target_twist):
+    """Error jets of a base pose against a target on SE(3) (SPEC §11.3).
+
+    ``E = C_d⁻¹ C₀``, ``x = log E`` and the spatial twist of ``E``,
+    ``V_E = Ad_{C_d⁻¹}(V₀ − V_d)``, with its derivatives
+
+        V_E^(k) = Ad_{C_d⁻¹} D^k (V₀ − V_d),    D Y = Ẏ − ad_{V_d} Y.
+
+    ``ẋ = dexp_x⁻¹ V_E = V_E − ½ ad_x V_E + …``: to first order in the error
+    ``(x, V_E, V̇_E, …)`` are the jet of ``x``, which is the linearization the
+    laws of this module place the poles of. Every quantity is unchanged by a
+    change of world frame.
+
+    Parameters
+    ----------
+    base_pose, target_pose : (4, 4)
+        ``C₀`` and ``C_d``.
+    base_twist, target_twist : (rows, 6)
+        Spatial twist jets ``V₀^(0..rows−1)`` and ``V_d^(0..rows−1)`` (world
+        origin).
+
+    Returns
+    -------
+    (rows+1, 6)
+        ``x, V_E, V̇_E, …, V_E^(rows−1)``.
+    """
+    C0 = check_pose(base_pose, "base_pose")
+    Cd = check_pose(target_pose, "target_pose")
+    V = as_array(base_twist, "base_twist", ndim=2)
+    Vd = as_array(target_twist, "target_twist", ndim=2)
+    if V.shape[1] != 6 or V.shape[0] < 1:
+        raise ValueError(f"base_twist: expected a jet of shape (rows, 6), got {V.shape}")
+    if Vd.shape != V.shape:
+        raise ValueError(f"target_twist: expected the shape of base_twist {V.shape}, got "
+                         f"{Vd.shape}")
+    rows = V.shape[0]
+    Vx = np.zeros((rows + 1, 6))           # one row more: D^rows of it is not needed
+    Vx[:rows] = V
+    Vdx = np.zeros((rows + 1, 6))
+    Vdx[:rows] = Vd
+    err = np.empty((rows + 1, 6))
+    _BASE_ERROR.call(C0, Vx, Cd, Vdx, binomials(rows + 1), err)
+    return err
+
+
+# ------------------------------------------------------- linearization --
+
+class Linearization(NamedTuple):
+    """One step of :class:`FeedbackLinearization`.
+
+    Attributes
+    ----------
+    base_twist : (ρ, 6) or None
+        ``V₀^(0..ρ−1)``: from the state up to ``ρ − 2``, the commanded
+        ``V₀^(ρ−1)`` last (``None`` for a fixed base).
+    q : (ρ+1, n)
+        ``q^(0..ρ)``, the commanded ``q^(ρ)`` last.
+    base_wrench : (ρ−1, 6)
+        ``W₀^(0..ρ−2)`` from inverse dynamics: the required base wrench jet
+        (the support reaction for a fixed base); the last row is new.
+    tau : (ρ−1, n)
+        ``τ^(0..ρ−2)``; the last row is new.
+    base_error : (ρ, 6) or None
+        ``x = log(C_d⁻¹ C₀), V_E, …, V_E^(ρ−2)`` (SPEC §11.3).
+    joint_error : (ρ, n)
+        ``e^(k) = q^(k) − q_d^(k)``, ``k = 0..ρ−1``.
+    """
+
+    base_twist: Optional[np.ndarray]
+    q: np.ndarray
+    base_wrench: np.ndarray
+    tau: np.ndarray
+    base_error: Optional[np.ndarray]
+    joint_error: np.ndarray
+
+
+class FeedbackLinearization:
+    """Exact linearization of base pose and joints of relative degree ``ρ``
+    by one forward-dynamics call of order ``ρ − 3`` and one inverse-dynamics
+    call of order ``ρ − 2`` (SPEC §11.2).
+
+    Parameters
+    ----------
+    model : Model
+    relative_degree : int ≥ 2
+        ``ρ``: 2 for torque and wrench inputs (computed torque), 3 for
+        torque-rate inputs, 4 for elastic joints.
+    poles : (ρ,)
+        Closed-loop poles of every joint error (:func:`gains_from_poles`).
+    base_poles : (ρ,), optional
+        Poles of the base error (default: ``poles``); floating base only.
+
+    Notes
+    -----
+    Calls reuse two workspaces, so an instance serves one thread at a time.
+    """
+
+    def __init__(self, model, relative_degree, poles, *, base_poles=None):
+        check_model(model)
+        if isinstance(relative_degree, (bool, np.bool_)) or not isinstance(
+                relative_degree, (int, np.integer)):
+            raise TypeError(f"relative_degree: expected an int ≥ 2, got "
+                            f"{type(relative_degree).__name__}")
+        if relative_degree < 2:
+            raise ValueError(f"relative_degree: expected an int ≥ 2, got {relative_degree}")
+        rho = int(relative_degree)
+        self.model = model
+        self.relative_degree = rho
+        self.gains = _gains(poles, rho, "poles")
+        if base_poles is not None and not model.floating_base:
+            raise ValueError("base_poles: the model's base is fixed; pass None")
+        self.base_gains = self.gains if base_poles is None else _gains(base_poles, rho,
+                                                                       "base_poles")
+        self._forward = Workspace(model, rho - 3) if rho >= 3 else None
+        self._inverse = Workspace(model, rho - 2)
+        self._binom = binomials(rho)
+
+    def step(self, base_pose, base_twist, q, target, *, tau=None, base_wrench=None):
+        """The commanded jets at one state.
+
+        Parameters
+        ----------
+        base_pose : (4, 4) or None
+            ``C₀`` (``None``: the model's home pose).
+        base_twist : (1, 6) or None
+            ``V₀`` of the state (``None`` for a fixed base).
+        q : (2, n)
+            ``[q; q̇]``.
+        target : Target
+            Rows ``0..ρ`` of the joint jet, ``0..ρ−1`` of the base twist.
+        tau : (ρ−2, n), keyword
+            ``τ^(0..ρ−3)`` fixed by the actuator state (``None`` for ``ρ = 2``).
+        base_wrench : (ρ−2, 6), keyword
+            ``W₀^(0..ρ−3)`` (floating base, ``ρ ≥ 3``), world frame about the
+            world origin.
+
+        Returns
+        -------
+        Linearization
+            Its last rows of ``tau`` and ``base_wrench`` are the inputs that
+            make ``q^(ρ)`` and ``V₀^(ρ−1)`` equal the commanded ones.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :func:`liedyn.forward_dynamics`, or a wrong ``target``.
+        """
+        rho, model = self.relative_degree, self.model
+        floating = model.floating_base
+        if rho >= 3:
+            fd = forward_dynamics(model, base_pose, base_twist, q, rho - 3, tau=tau,
+                                  base_wrench=base_wrench, workspace=self._forward)
+            Vk, qk = fd.base_twist, fd.q
+        else:
+            if tau is not None or base_wrench is not None:
+                raise ValueError("tau, base_wrench: a law of relative degree 2 has no force "
+                                 "states; pass None")
+            _, Vk, qk = motion_args(model, base_pose, base_twist, q, 1, 2)
+            if qk.shape != (2, model.n_joints) or (floating and Vk.shape != (1, 6)):
+                check_motion_slow(model, base_pose, base_twist, q, 1, 2)
+        C0 = model.home_pose if base_pose is None else base_pose
+        if floating and not plain(C0, 2):
+            C0 = check_pose(C0, "base_pose")
+        Cd, Vd, qd = _target_arrays(model, target, rho)
+        n = model.n_joints
+        V_out = np.empty((rho if floating else 0, 6))
+        e_b = np.empty((rho if floating else 0, 6))
+        q_out = np.empty((rho + 1, n))
+        e_q = np.empty((rho, n))
+        status = _COMMAND.call(rho, C0 if floating else _NO_POSE, Vk if floating else _NO_TWIST,
+                               Cd, Vd, qk, qd, self.gains, self.base_gains, self._binom, V_out,
+                               q_out, e_b, e_q)
+        if status != OK:
+            _target_slow(model, target, rho)
+            raise AssertionError("control kernel refused a target that passed its checks")
+        idr = inverse_dynamics(model, base_pose, V_out if floating else None, q_out, rho - 2,
+                               workspace=self._inverse)
+        return Linearization(V_out if floating else None, q_out, idr.base_wrench, idr.tau,
+                             e_b if floating else None, e_q)
+
+    def __repr__(self):
+        return (f"FeedbackLinearization({self.model!r}, relative_degree="
+                f"{self.relative_degree})")
+
+
+def _gains(poles, rho, name):
+    try:
+        a = gains_from_poles(poles)
+    except (TypeError, ValueError) as err:
+        raise type(err)(str(err).replace("poles:", f"{name}:", 1)) from None
+    if a.shape != (rho,):
+        raise ValueError(f"{name}: expected {rho} poles (the relative degree), got {a.size}")
+    return a
+
+
+# ----------------------------------------------------------------- laws --
+
+class ControlStep(NamedTuple):
+    """A law's input at one state and the jets behind it.
+
+    Attributes
+    ----------
+    input : (m,)
+        What the law commands (its layout is the law's).
+    jets : Linearization
+    """
+
+    input: np.ndarray
+    jets: Linearization
+
+
+def _positive(x, name, n):
+    a = as_array(x, name)
+    if a.shape == ():
+        a = np.full(n, float(a))
+    if a.shape != (n,):
+        raise ValueError(f"{name}: expected a number or shape ({n},), got {a.shape}")
+    if np.any(a <= 0.0):
+        raise ValueError(f"{name}: expected positive values, got {a}")
+    a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
+def _state_arrays(state, n, m):
+    """``(extra (m,), q (n,), q̇ (n,))`` of a :class:`liedyn.State`, checked."""
+    x, q, qd = state.extra, state.q, state.qd
+    if (plain(x, 1) and plain(q, 1) and plain(qd, 1) and x.shape[0] == m and q.shape[0] == n
+            and qd.shape[0] == n):
+        return x, q, qd
+    if x is None:
+        raise ValueError(f"state.extra: expected the law's actuator state of shape ({m},), "
+                         f"got None")
+    return (as_array(x, "state.extra", shape=(m,)), as_array(q, "state.q", shape=(n,)),
+            as_array(qd, "state.qd", shape=(n,)))
+
+
+@njit
+def _spring(x, q, qd, K, qs, tau):
+    """``qs = [q; q̇]``, ``τ = K (θ − q)``, ``τ̇ = K (θ̇ − q̇)`` with ``x = (θ, θ̇, …)``."""
+    n = q.shape[0]
+    for j in range(n):
+        qs[0, j] = q[j]
+        qs[1, j] = qd[j]
+        tau[0, j] = K[j] * (x[j] - q[j])
+        tau[1, j] = K[j] * (x[n + j] - qd[j])
+
+
+@njit
+def _motor(q, tau, W0, K, B, u):
+    """``u = B (q̈ + K⁻¹ τ̈) + τ`` (``= B θ̈ + τ``), then ``Ẅ₀`` for a floating base."""
+    n = K.shape[0]
+    for j in range(n):
+        u[j] = B[j] * (q[2, j] + tau[2, j] / K[j]) + tau[0, j]                # SPEC §11.4
+    for i in range(u.shape[0] - n):
+        u[n + i] = W0[2, i]
+
+
+_SPRING = Kernel(_spring)
+_MOTOR = Kernel(_motor)
+
+
+def _state_on(model, target, extra):
+    """A :class:`liedyn.State` at the target's pose, twist and joint jets, with
+    the actuator state ``extra``."""
+    Cd, Vd, qd = _target_arrays(model, target, 1)
+    if not model.floating_base:
+        return State(q=qd[0], qd=qd[1], extra=extra)
+    return State(base_pose=Cd, base_twist=Vd[0], q=qd[0], qd=qd[1], extra=extra)
+
+
+class ElasticJointLaw:
+    """Exact linearization of a robot with elastic joints (SPEC §11.4).
+
+    Spong's model: link side ``M(q) q̈ + h = τ``, ``τ = K (θ − q)``; motor
+    side ``B θ̈ + τ = u``. A floating base is extended dynamically: ``W₀`` and
+    ``Ẇ₀`` are states and ``Ẅ₀`` is the input, so that base pose and joint
+    angles all have relative degree 4. Per step: forward dynamics of order 1
+    gives ``(V̇₀, q̈)``, ``(V̈₀, q⃛)``; the gains set ``V₀^(3)`` and ``q^(4)``;
+    inverse dynamics of order 2 returns ``Ẅ₀`` and ``τ̈``; then
+
+        θ̈ = q̈ + K⁻¹ τ̈,      u = B θ̈ + τ.
+
+    Parameters
+    ----------
+    model : Model
+    stiffness, motor_inertia : float or (n,)
+        ``K`` (N m/rad or N/m) and ``B`` (kg m² or kg), positive.
+    poles : (4,)
+        Closed-loop poles of each joint error.
+    reference : callable ``reference(t) -> Target``
+        Rows ``0..4`` of the joint jet, ``0..3`` of the base twist jet.
+    base_poles : (4,), optional
+        Poles of the base error (default ``poles``).
+
+    State and input
+    ---------------
+    ``state.extra`` is ``(θ, θ̇)``, ``(2n,)``, or for a floating base
+    ``(θ, θ̇, W₀, Ẇ₀)``, ``(2n + 12,)`` (``W₀`` world frame about the world
+    origin). The input is ``u``, ``(n,)``, or ``(u, Ẅ₀)``, ``(n + 6,)``.
+    :meth:`plant` is the matching actuator model for :func:`liedyn.simulate`.
+    """
+
+    relative_degree = 4
+
+    def __init__(self, model, stiffness, motor_inertia, poles, reference, *, base_poles=None):
+        self.linearization = FeedbackLinearization(model, 4, poles, base_poles=base_poles)
+        n = model.n_joints
+        self.model = model
+        self.stiffness = _positive(stiffness, "stiffness", n)
+        self.motor_inertia = _positive(motor_inertia, "motor_inertia", n)
+        if not callable(reference):
+            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
+                            f"{type(reference).__name__}")
+        self.reference = reference
+        self.n_extra = 2 * n + (12 if model.floating_base else 0)
+        self.n_input = n + (6 if model.floating_base else 0)
+
+    def step(self, t, state):
+        """The input at ``state`` (a :class:`liedyn.State`) and its jets;
+        ``jets.tau[2]`` is ``τ̈``, ``jets.base_wrench[2]`` is ``Ẅ₀``."""
+        n = self.model.n_joints
+        x, q, qd = _state_arrays(state, n, self.n_extra)
+        qs = np.empty((2, n))
+        tau = np.empty((2, n))
+        _SPRING.call(x, q, qd, self.stiffness, qs, tau)                     # SPEC §11.4
+        if self.model.floating_base:
+            lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6), qs,
+                                          self.reference(t), tau=tau,
+                                          base_wrench=x[2 * n:].reshape(2, 6))
+        else:
+            lin = self.linearization.step(None, None, qs, self.reference(t), tau=tau)
+        u = np.empty(self.n_input)
+        _MOTOR.call(lin.q, lin.tau, lin.base_wrench, self.stiffness, self.motor_inertia, u)
+        return ControlStep(u, lin)
+
+    def __call__(self, t, state):
+        """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
+        return self.step(t, state).input
+
+    def plant(self, t, state, u):
+        """Actuator model: ``τ = K (θ − q)``, ``θ̈ = B⁻¹ (u − τ)``, and for a
+        floating base ``W₀`` applied with ``d/dt (W₀, Ẇ₀) = (Ẇ₀, Ẅ₀)``."""
+        n = self.model.n_joints
+        x, q, _ = _state_arrays(state, n, self.n_extra)
+        u = as_array(u, "u", shape=(self.n_input,))
+        tau = self.stiffness * (x[:n] - q)
+        rate = np.empty(self.n_extra)
+        rate[:n] = x[n:2 * n]
+        rate[n:2 * n] = (u[:n] - tau) / self.motor_inertia
+        if not self.model.floating_base:
+            return Inputs(tau=tau, extra_rate=rate)
+        rate[2 * n:2 * n + 6] = x[2 * n + 6:]
+        rate[2 * n + 6:] = u[n:]
+        return Inputs(tau=tau, base_wrench=x[2 * n:2 * n + 6].copy(), extra_rate=rate)
+
+    def state_on(self, target):
+        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
+        and :meth:`actuator_state`): from it the law tracks with zero error."""
+        return _state_on(self.model, target, self.actuator_state(target))
+
+    def actuator_state(self, target):
+        """``state.extra`` on which the robot moves along ``target``'s jets:
+        ``τ``, ``τ̇``, ``W₀``, ``Ẇ₀`` from inverse dynamics of order 1 at
+        ``(V_d^(0..2), q_d^(0..3))``, ``θ = q_d + K⁻¹ τ``, ``θ̇ = q̇_d + K⁻¹ τ̇``."""
+        Cd, Vd, qd = _target_arrays(self.model, target, 3)
+        floating = self.model.floating_base
+        idr = inverse_dynamics(self.model, Cd if floating else None, Vd if floating else None,
+                               qd, 1)
+        n = self.model.n_joints
+        x = np.empty(self.n_extra)
+        x[:n] = qd[0] + idr.tau[0] / self.stiffness
+        x[n:2 * n] = qd[1] + idr.tau[1] / self.stiffness
+        if floating:
+            x[2 * n:] = idr.base_wrench.reshape(-1)
+        return x
+
+
+class RotorLagLaw:
+    """Exact compensation of rotor lag and torque-rate drives (SPEC §11.5).
+
+    Propeller thrusts follow ``ḟ = (f_cmd − f)/T_m`` and the base wrench is
+    ``W^B = A f`` in the body frame; the joints are commanded in torque rate
+    (``τ`` a state, ``τ̇`` the input). Base pose and joints then have
+    relative degree 3. Per step: forward dynamics of order 0 gives
+    ``(V̇₀, q̈)``; the gains set ``V̈₀`` and ``q⃛``; inverse dynamics of order
+    1 returns ``Ẇ₀`` and ``τ̇``; with ``Ẇ^B = Ad_{C₀}ᵀ (Ẇ₀ + ad_{V₀}ᵀ W₀)``,
+
+        f_cmd = f + T_m A⁻¹ Ẇ^B.
+
+    For a fixed base only the torque-rate joints remain.
+
+    Parameters
+    ----------
+    model : Model
+    poles : (3,)
+        Closed-loop poles of each joint error.
+    reference : callable ``reference(t) -> Target``
+        Rows ``0..3`` of the joint jet, ``0..2`` of the base twist jet.
+    allocation : (6, 6), keyword
+        ``A`` (floating base; invertible).
+    time_constant : float, keyword
+        ``T_m`` > 0 (floating base).
+    base_poles : (3,), optional, keyword
+
+    State and input
+    ---------------
+    ``state.extra`` is ``(f, τ)``, ``(6 + n,)`` (``τ``, ``(n,)``, for a fixed
+    base); the input is ``(f_cmd, τ̇)`` (``τ̇``).
+    """
+
+    relative_degree = 3
+
+    def __init__(self, model, poles, reference, *, allocation=None, time_constant=None,
+                 base_poles=None):
+        self.linearization = FeedbackLinearization(model, 3, poles, base_poles=base_poles)
+        self.model = model
+        n = model.n_joints
+        if not callable(reference):
+            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
+                            f"{type(reference).__name__}")
+        self.reference = reference
+        if model.floating_base:
+            if allocation is None or time_constant is None:
+                raise ValueError("allocation, time_constant: a floating base needs the thrust "
+                                 "allocation (6, 6) and the rotor time constant")
+            A = as_array(allocation, "allocation", shape=(6, 6))
+            if np.linalg.cond(A) > 1e12:
+                raise ValueError("allocation: expected an invertible 6×6 matrix, got one with "
+                                 f"condition number {np.linalg.cond(A):.3g}")
+            self.allocation = A.copy()
+            self.allocation.setflags(write=False)
+            self._allocation_inv = np.linalg.inv(A)
+            self.time_constant = check_scalar(time_constant, "time_constant")
+            if self.time_constant <= 0.0:
+                raise ValueError(f"time_constant: expected a positive number, got "
+                                 f"{self.time_constant}")
+        elif allocation is not None or time_constant is not None:
+            raise ValueError("allocation, time_constant: the model's base is fixed; pass None")
+        self._off = 6 if model.floating_base else 0
+        self.n_extra = self._off + n
+        self.n_input = self._off + n
+
+    def base_wrench(self, base_pose, thrust):
+        """``W₀ = Ad_{C₀}^{−T} A f``, ``(6,)``: the spatial base wrench (world
+        frame, world origin) of the thrusts ``f``, ``(6,)``, at the pose ``C₀``."""
+        C0 = base_pose if plain(base_pose, 2) else check_pose(base_pose, "base_pose")
+        f = as_array(thrust, "thrust", shape=(6,))
+        W = np.empty(6)
+        _THRUST_WRENCH.call(C0, self.allocation, f, W)
+        return W
+
+    def step(self, t, state):
+        """The input at ``state`` and its jets; ``jets.tau[1]`` is ``τ̇``,
+        ``jets.base_wrench[1]`` is ``Ẇ₀``."""
+        n, off = self.model.n_joints, self._off
+        x, q, qd = _state_arrays(state, n, self.n_extra)
+        q = np.stack([q, qd])
+        tau = x[off:].reshape(1, n)
+        u = np.empty(self.n_input)
+        if not self.model.floating_base:
+            lin = self.linearization.step(None, None, q, self.reference(t), tau=tau)
+            u[:] = lin.tau[1]                                                 # τ̇
+            return ControlStep(u, lin)
+        C0, V0 = state.base_pose, state.base_twist
+        if not (plain(C0, 2) and plain(V0, 1)):
+            C0 = check_pose(C0, "state.base_pose")
+            V0 = as_array(V0, "state.base_twist", shape=(6,))
+        W = np.empty((1, 6))
+        _THRUST_WRENCH.call(C0, self.allocation, x[:6], W[0])
+        lin = self.linearization.step(C0, V0.reshape(1, 6), q, self.reference(t), tau=tau,
+                                      base_wrench=W)
+        u[6:] = lin.tau[1]                                                    # τ̇
+        _THRUST_COMMAND.call(C0, V0, lin.base_wrench, self._allocation_inv, x[:6],
+                             self.time_constant, u)                          # SPEC §11.5
+        return ControlStep(u, lin)
+
+    def __call__(self, t, state):
+        """The input (controller callback of :func:`liedyn.simulate`)."""
+        return self.step(t, state).input
+
+    def plant(self, t, state, u):
+        """Actuator model: ``ḟ = (f_cmd − f)/T_m``, ``W₀ = Ad_{C₀}^{−T} A f``,
+        ``τ`` applied and ``τ̇`` the input."""
+        off = self._off
+        x, _, _ = _state_arrays(state, self.model.n_joints, self.n_extra)
+        u = as_array(u, "u", shape=(self.n_input,))
+        rate = np.empty(self.n_extra)
+        rate[off:] = u[off:]
+        if not self.model.floating_base:
+            return Inputs(tau=x.copy(), extra_rate=rate)
+        rate[:6] = (u[:6] - x[:6]) / self.time_constant
+        return Inputs(tau=x[6:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:6]),
+                       extra_rate=rate)
+
+    def state_on(self, target):
+        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
+        and :meth:`actuator_state`): from it the law tracks with zero error."""
+        return _state_on(self.model, target, self.actuator_state(target))
+
+    def actuator_state(self, target):
+        """``state.extra`` on which the robot moves along ``target``'s jets:
+        ``τ``, ``W₀`` from inverse dynamics of order 0, ``f = A⁻¹ Ad_{C_d}ᵀ W₀``."""
+        Cd, Vd, qd = _target_arrays(self.model, target, 2)
+        floating = self.model.floating_base
+        idr = inverse_dynamics(self.model, Cd if floating else None, Vd if floating else None,
+                               qd, 0)
+        x = np.empty(self.n_extra)
+        x[self._off:] = idr.tau[0]
+        if floating:
+            R, p, W = Cd[:3, :3], Cd[:3, 3], idr.base_wrench[0]
+            Wb = np.concatenate([R.T @ (W[:3] - np.cross(p, W[3:])), R.T @ W[3:]])  # Ad_{C_d}ᵀ W₀
+            x[:6] = self._allocation_inv @ Wb
+        return x
+
+
+@njit
+def _thrust_wrench(C, A, f, W):
+    """``W = Ad_C^{−T} A f = (R m + p × R fᴮ, R fᴮ)`` with ``(m, fᴮ) = A f``:
+    the spatial wrench of the thrusts (SPEC §11.5)."""
+    Wb = A @ f
+    for i in range(3):
+        W[i] = C[i, 0] * Wb[0] + C[i, 1] * Wb[1] + C[i, 2] * Wb[2]
+        W[3 + i] = C[i, 0] * Wb[3] + C[i, 1] * Wb[4] + C[i, 2] * Wb[5]
+    W[0] += C[1, 3] * W[5] - C[2, 3] * W[4]
+    W[1] += C[2, 3] * W[3] - C[0, 3] * W[5]
+    W[2] += C[0, 3] * W[4] - C[1, 3] * W[3]
+
+
+@njit
+def _thrust_command(C, V, W, A_inv, f, T, u):
+    """``u[:6] = f + T A⁻¹ Ẇᴮ``, ``Ẇᴮ = Ad_Cᵀ (Ẇ + ad_Vᵀ W)`` (SPEC §11.5), for
+    the spatial base wrench jet ``W`` (≥2, 6) and the base twist ``V``."""
+    D = W[1].copy()
+    _coad_acc(1.0, V, W[0], D)
+    m = D[:3].copy()                        # Ad_Cᵀ D = (Rᵀ (m − p × f), Rᵀ f)
+    m[0] -= C[1, 3] * D[5] - C[2, 3] * D[4]
+    m[1] -= C[2, 3] * D[3] - C[0, 3] * D[5]
+    m[2] -= C[0, 3] * D[4] - C[1, 3] * D[3]
+    Wb = np.empty(6)
+    for i in range(3):
+        Wb[i] = C[0, i] * m[0] + C[1, i] * m[1] + C[2, i] * m[2]
+        Wb[3 + i] = C[0, i] * D[3] + C[1, i] * D[4] + C[2, i] * D[5]
+    df = A_inv @ Wb
+    for i in range(6):
+        u[i] = f[i] + T * df[i]
+
+
+_THRUST_WRENCH = Kernel(_thrust_wrench)
+_THRUST_COMMAND = Kernel(_thrust_command)

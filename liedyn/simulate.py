@@ -1,0 +1,1254 @@
+"""Simulation: forward dynamics integrated in time, the base pose on SE(3)
+(SPEC §10).
+
+The state is the base pose ``C₀ ∈ SE(3)``, the base twist ``V₀``, the joint
+positions and velocities ``q, q̇`` and optional extra states ``z`` (actuator
+states, filters, …). It obeys
+
+    Ċ₀ = [V₀] C₀,   V̇₀, q̈ = forward dynamics (SPEC §5, order 0),   ż = extra_rate,
+
+and is integrated by the Runge–Kutta–Munthe-Kaas method built on the classical
+fourth-order Runge–Kutta tableau: the pose is advanced by the group
+exponential, ``C₀ ← exp([Ω]) C₀``, so it stays in SE(3) to round-off without
+any re-orthonormalization; everything else lives in Rⁿ.
+
+Glossary (SPEC §10)
+-------------------
+============  ==============  ===================================================
+``h``         scalar          the step
+``A``, ``c``  (5, 5), (5,)    the tableau: RK4 and its FSAL stage ``A[4] = b``
+``R``, ``o``  (3, 3), (3,)    base rotation and origin at the step start
+``x``         (6+2n+m,)       the vector state ``(V₀, q, q̇, z)``, ``V₀`` about ``o``
+``Ω_i``       (6,)            stage increment on the group, ``h Σ_j A[i,j] K_j``
+``K``         (5, 6)          ``K_i = dexp_inv(Ω_i) V₀,i``, pose rates in the algebra
+``F``         (5, 6+2n+m)     ``F_i = (V̇₀, q̇, q̈, ż)`` at stage ``i``
+``C``         (4, 4)          stage pose ``exp(Ω_i) R`` relative to ``o``
+============  ==============  ===================================================
+
+Computation point. Within a step every pose, twist and wrench is taken
+relative to ``o``, the base origin at the step start (world axes): the
+forward-dynamics kernel sees a base near the origin whatever the robot's
+distance from the world origin (SPEC §1), and ``V₀`` is stored between steps
+as the twist about the current base origin. ``reference`` only sets the point
+that the twists and wrenches passed to and from the callbacks and stored in
+the :class:`Trajectory` are taken about.
+"""
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from ._checks import OK, about_base, as_array, check_pose, check_scalar, raise_for
+from ._jit import JIT, Kernel, njit
+from .forward import forward_dynamics_kernel
+from .model import check_model
+from .se3 import _dexp_inv_into, _exp_se3_into, shift_twist, shift_wrench, unshift_twist, \
+    unshift_wrench
+from .workspace import Workspace
+
+__all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError"]
+
+# The classical fourth-order tableau and its first-same-as-last stage, which
+# evaluates the dynamics at the new state: with it, b̂ = (1/6, 1/3, 1/3, 0, 1/6)
+# is a third-order solution (the order conditions Σb̂ = 1, Σb̂c = 1/2,
+# Σb̂c² = 1/3, Σb̂Ac = 1/6 hold), and y₄ − y₃ = h (K₃ − K₄)/6 estimates the
+# local error of the third-order one (SPEC §10).
+_A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0],
+               [0.5, 0.0, 0.0, 0.0, 0.0],
+               [0.0, 0.5, 0.0, 0.0, 0.0],
+               [0.0, 0.0, 1.0, 0.0, 0.0],
+               [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0, 0.0]])
+_C = np.array([0.0, 0.5, 0.5, 1.0, 1.0])
+_E = np.array([0.0, 0.0, 0.0, 1.0 / 6.0, -1.0 / 6.0])          # b − b̂
+for _a in (_A, _C, _E):
+    _a.setflags(write=False)
+
+# Step-size control of the adaptive option: h_new = h · clip(SAFETY · err^(−1/4),
+# FAC_MIN, FAC_MAX); the error estimate is O(h⁴) (third-order solution), hence
+# the exponent. After a rejection the step may not grow on the next attempt.
+SAFETY, FAC_MIN, FAC_MAX = 0.9, 0.2, 5.0
+
+_EMPTY1 = np.zeros(0)
+_EMPTY2 = np.zeros((0, 6))
+for _a in (_EMPTY1, _EMPTY2):
+    _a.setflags(write=False)
+
+
+# ---------------------------------------------------------- the handle --
+
+# The integrator's buffers, one handle for the kernels (as liedyn._data's
+# model and workspace handles): ``A`` the tableau; ``R``, ``o``, ``xn`` the
+# state at the step start; ``K``, ``F``, ``Om`` the stage rates and increment;
+# ``E`` scratch; ``C``, ``x`` the stage state, ``V1`` and ``qq`` views of ``x``
+# in the shapes of the forward-dynamics kernel; ``tau``, ``Wb``, ``Wa``,
+# ``zdot`` the stage inputs (wrenches about ``o``); ``Vout``, ``qout``, ``W0``,
+# ``tauout`` the kernel's outputs.
+_SIM_FIELDS = ("A", "R", "o", "xn", "K", "F", "Om", "E", "C", "x", "V1", "qq", "tau", "Wb",
+               "Wa", "zdot", "Vout", "qout", "W0", "tauout")
+
+# The trajectory's state columns, filled by the kernels.
+_REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_acceleration",
+               "joint_acceleration")
+
+if JIT:
+    from numba.core import types as _types
+    from numba.experimental import structref as _structref
+
+    @_structref.register
+    class _SimDataType(_types.StructRef):
+        def preprocess_fields(self, fields):
+            return tuple((n, _types.unliteral(t)) for n, t in fields)
+
+    @_structref.register
+    class _RecDataType(_types.StructRef):
+        def preprocess_fields(self, fields):
+            return tuple((n, _types.unliteral(t)) for n, t in fields)
+
+    class _SimData(_structref.StructRefProxy):
+        """Compiled handle of a simulation's buffers."""
+
+    class _RecData(_structref.StructRefProxy):
+        """Compiled handle of a trajectory's state columns."""
+
+    _structref.define_proxy(_SimData, _SimDataType, list(_SIM_FIELDS))
+    _structref.define_proxy(_RecData, _RecDataType, list(_REC_FIELDS))
+else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
+    def _plain(name, fields):
+        def __init__(self, *values):
+            for f, v in zip(fields, values):
+                setattr(self, f, v)
+        return type(name, (), {"__slots__": fields, "__init__": __init__})
+    _SimData = _plain("_SimData", _SIM_FIELDS)
+    _RecData = _plain("_RecData", _REC_FIELDS)
+
+
+@njit
+def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, Vout, qout, W0, tauout):
+    return _SimData(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, Vout, qout, W0,
+                    tauout)
+
+
+@njit
+def _rec_data(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration):
+    return _RecData(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration)
+
+
+# ---------------------------------------------------------------- kernels --
+
+@njit
+def _point_into(sim, i, h):
+    """Stage ``i`` of a step (SPEC §10): ``Ω_i = h Σ_j A[i,j] K_j``,
+    ``C = exp(Ω_i) R``, ``x = x_n + h Σ_j A[i,j] F_j``."""
+    A, K, F, Om, C, x, R, E = sim.A, sim.K, sim.F, sim.Om, sim.C, sim.x, sim.R, sim.E
+    nx = x.shape[0]
+    for k in range(6):
+        Om[k] = 0.0
+    for k in range(nx):
+        x[k] = sim.xn[k]
+    for j in range(i):
+        a = h * A[i, j]
+        if a != 0.0:
+            for k in range(6):
+                Om[k] += a * K[j, k]
+            for k in range(nx):
+                x[k] += a * F[j, k]
+    _exp_se3_into(Om, 1.0, E)
+    for r in range(3):
+        for c in range(3):
+            C[r, c] = E[r, 0] * R[0, c] + E[r, 1] * R[1, c] + E[r, 2] * R[2, c]
+        C[r, 3] = E[r, 3]
+        C[3, r] = 0.0
+    C[3, 3] = 1.0
+
+
+@njit
+def _point(sim, i, h, base_ref, want):
+    """:func:`_point_into`; with ``want``, also the stage state for the
+    callbacks as one fresh array ``(pose (16), V₀ (6), q, q̇, z)``, the pose
+    in the world and ``V₀`` about the reference point (else an empty array)."""
+    _point_into(sim, i, h)
+    C, x, o = sim.C, sim.x, sim.o
+    nx = x.shape[0]
+    if not want:
+        return np.empty(0)
+    s = np.empty(16 + nx)
+    for r in range(4):
+        for c in range(4):
+            s[4 * r + c] = C[r, c]
+    for r in range(3):
+        s[4 * r + 3] += o[r]
+    if base_ref:                                   # about p = o + C[:3, 3]
+        shift_twist(x[:6], C[:3, 3], s[16:22])
+    else:                                          # about the world origin
+        unshift_twist(x[:6], o, s[16:22])
+    for k in range(6, nx):
+        s[16 + k] = x[k]
+    return s
+
+
+@njit(inline=True)
+def _finite(a):
+    for v in a.reshape(-1):
+        if not np.isfinite(v):
+            return False
+    return True
+
+
+@njit
+def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
+    """The stage's inputs (about the reference point) into the kernel
+    buffers, wrenches taken about ``o`` (SPEC §1). Returns 0, or the first
+    non-finite one: 1 ``tau``, 2 ``base_wrench``, 3 ``applied``, 4 ``extra_rate``."""
+    o, pt = sim.o, sim.C[:3, 3]
+    if tau_u.shape[0] == 0:
+        sim.tau[0, :] = 0.0
+    else:
+        if not _finite(tau_u):
+            return 1
+        sim.tau[0, :] = tau_u
+    if sim.Wb.shape[0] == 1:
+        if W_u.shape[0] == 0:
+            sim.Wb[0, :] = 0.0
+        else:
+            if not _finite(W_u):
+                return 2
+            if base_ref:                           # about p = o + pt
+                unshift_wrench(W_u, pt, sim.Wb[0])
+            else:                                  # about the world origin
+                shift_wrench(W_u, o, sim.Wb[0])
+    if Wa_u.shape[0] != 0:
+        if not _finite(Wa_u):
+            return 3
+        for j in range(Wa_u.shape[0]):
+            if base_ref:
+                unshift_wrench(Wa_u[j], pt, sim.Wa[0, j])
+            else:
+                shift_wrench(Wa_u[j], o, sim.Wa[0, j])
+    if z_u.shape[0] != 0:
+        if not _finite(z_u):
+            return 4
+        sim.zdot[:] = z_u
+    return 0
+
+
+@njit
+def _rates(sim, i, n):
+    """``K_i = dexp_inv(Ω_i) V₀,i`` and ``F_i = (V̇₀, q̇, q̈, ż)`` (SPEC §10)."""
+    x, F = sim.x, sim.F
+    _dexp_inv_into(sim.Om, x[:6], sim.K[i])
+    for k in range(6):
+        F[i, k] = sim.Vout[1, k]
+    for j in range(n):
+        F[i, 6 + j] = x[6 + n + j]
+        F[i, 6 + n + j] = sim.qout[2, j]
+    for k in range(sim.zdot.shape[0]):
+        F[i, 6 + 2 * n + k] = sim.zdot[k]
+
+
+@njit
+def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
+    """Inputs, forward dynamics of order 0 (SPEC §5) and rates of stage ``i``
+    at the stage state. Returns ``(0, 0)``, ``(1, input)`` for a non-finite
+    input (see :func:`_load`) or ``(2, status)`` for a failing kernel."""
+    bad = _load(sim, tau_u, W_u, Wa_u, z_u, base_ref)
+    if bad != 0:
+        return 1, bad
+    Wa = sim.Wa if Wa_u.shape[0] != 0 else sim.Wa[:0]
+    status = forward_dynamics_kernel(model, ws, sim.C, False, sim.V1, sim.qq, sim.tau, sim.Wb,
+                                     Wa, 0, sim.Vout, sim.qout, sim.W0, sim.tauout)
+    if status != OK:
+        return 2, status
+    _rates(sim, i, n)
+    return 0, 0
+
+
+@njit
+def _commit(sim, bound):
+    """Accept the stage state ``(C, x)`` as the new state: ``R``, ``o`` and
+    ``x_n``, with ``V₀`` re-taken about the new base origin ``o + C[:3, 3]``.
+
+    Returns ``(0, −1)``, or ``(1, k)`` / ``(2, k)`` when entry ``k`` of
+    ``(p₀ (3), x)`` is not finite / beyond ``bound``; the state is then
+    left unchanged."""
+    C, x, o = sim.C, sim.x, sim.o
+    for k in range(3 + x.shape[0]):
+        v = o[k] + C[k, 3] if k < 3 else x[k - 3]
+        if not np.isfinite(v):
+            return 1, k
+        if abs(v) > bound:
+            return 2, k
+    for r in range(3):
+        for c in range(3):
+            sim.R[r, c] = C[r, c]
+    sim.xn[:] = x
+    shift_twist(x[:6], C[:3, 3], sim.xn[:6])       # V₀ about the new origin
+    for r in range(3):
+        o[r] += C[r, 3]
+    return 0, -1
+
+
+@njit
+def _reuse_last_stage(sim, pt):
+    """After :func:`_commit`: the FSAL stage, evaluated at the new state, is
+    the next step's first stage, its ``V̇₀`` re-taken about the new origin
+    (``pt`` is the step's displacement of the base origin)."""
+    F = sim.F
+    shift_twist(F[4, :6], pt, F[0, :6])
+    F[0, 6:] = F[4, 6:]
+    sim.K[0, :] = sim.xn[:6]
+
+
+@njit
+def _error_norm(sim, h, e, rtol, atol, floating):
+    """RMS over the state of ``(y₄ − y₃) / (atol + rtol·|y|)`` (SPEC §10) and
+    the entry contributing most: ``0..5`` the pose (scale 1 rad, 1 m), then
+    ``6 + k`` entry ``k`` of ``x``."""
+    K, F, xn, x = sim.K, sim.F, sim.xn, sim.x
+    acc, count, worst, worst_r = 0.0, 0, -1, -1.0
+    nx = x.shape[0]
+    for k in range(6 + nx):
+        if not floating and k < 12:
+            continue
+        d = 0.0
+        if k < 6:
+            for i in range(5):
+                d += e[i] * K[i, k]
+            sc = atol + rtol
+        else:
+            for i in range(5):
+                d += e[i] * F[i, k - 6]
+            sc = atol + rtol * max(abs(xn[k - 6]), abs(x[k - 6]))
+        r = abs(h * d) / sc
+        acc += r * r
+        count += 1
+        if not r <= worst_r:                       # NaN counts as the worst
+            worst, worst_r = k, r
+    if count == 0:
+        return 0.0, -1
+    return np.sqrt(acc / count), worst
+
+
+@njit
+def _record(sim, rec, k, t, base_ref, n):
+    """Sample ``k``: the state and the first stage's accelerations, twists
+    about the reference point."""
+    R, o, xn, F0 = sim.R, sim.o, sim.xn, sim.F[0]
+    rec.time[k] = t
+    pose = rec.base_pose[k]
+    for r in range(3):
+        for c in range(3):
+            pose[r, c] = R[r, c]
+        pose[r, 3] = o[r]
+        pose[3, r] = 0.0
+    pose[3, 3] = 1.0
+    if base_ref:
+        rec.base_twist[k, 0] = xn[:6]
+        rec.base_acceleration[k] = F0[:6]
+    else:
+        unshift_twist(xn[:6], o, rec.base_twist[k, 0])
+        unshift_twist(F0[:6], o, rec.base_acceleration[k])
+    rec.q[k, 0] = xn[6:6 + n]
+    rec.q[k, 1] = xn[6 + n:6 + 2 * n]
+    rec.extra[k] = xn[6 + 2 * n:]
+    rec.joint_acceleration[k] = F0[6 + n:6 + 2 * n]
+
+
+@njit
+def _fixed_steps(model, ws, sim, rec, k0, k1, steps, t0, h, t1, tau_u, W_u, Wa_u, z_u, base_ref,
+                 n, bound):
+    """Fixed steps ``k0 .. k1−1`` of ``steps`` with constant inputs, stage 0
+    of step ``k0`` already evaluated; samples ``k0+1 .. k1−1`` are recorded,
+    the last step's stage 0 is left to the caller (a new input may start
+    there). Returns ``(0, 0, k1, 0)`` or ``(kind, code, k, i)``: failure of
+    kind 1/2 (see :func:`_evaluate`) at stage ``i`` of step ``k``, or
+    3/4 when entry ``code`` of the new state is non-finite / beyond ``bound``."""
+    for k in range(k0, k1):
+        t = t0 + k * h
+        t_new = t1 if k == steps - 1 else t0 + (k + 1) * h
+        hk = t_new - t
+        for i in range(1, 4):
+            _point_into(sim, i, hk)
+            kind, code = _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
+            if kind != 0:
+                return kind, code, k, i
+        _point_into(sim, 4, hk)
+        kind, code = _commit(sim, bound)
+        if kind != 0:
+            return kind + 2, code, k, 4
+        if k < k1 - 1:
+            _point_into(sim, 0, hk)
+            kind, code = _evaluate(model, ws, sim, 0, tau_u, W_u, Wa_u, z_u, base_ref, n)
+            if kind != 0:
+                return kind, code, k + 1, 0
+            _record(sim, rec, k + 1, t_new, base_ref, n)
+    return 0, 0, k1, 0
+
+
+_SIM = Kernel(_sim_data)
+_REC = Kernel(_rec_data)
+_POINT = Kernel(_point)
+_EVALUATE = Kernel(_evaluate)
+_LOAD = Kernel(_load)
+_RATES = Kernel(_rates)
+_COMMIT = Kernel(_commit)
+_REUSE = Kernel(_reuse_last_stage)
+_ERROR = Kernel(_error_norm)
+_RECORD = Kernel(_record)
+_FIXED_STEPS = Kernel(_fixed_steps)
+
+
+# ------------------------------------------------------------------ types --
+
+def _frozen_setattr(self, name, value):
+    raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
+
+
+def _readonly(a):
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+class State:
+    """The state of a simulation: base pose and twist, joint positions and
+    velocities, extra states.
+
+    Parameters
+    ----------
+    base_pose : (4, 4), optional
+        ``C₀``, the pose of the base frame in the world (default: the
+        model's home pose).
+    base_twist : (6,), optional
+        ``V₀``, the spatial base twist ``(ω, v)``, world axes, about the
+        reference point of the simulation (the world origin, or the base
+        origin with ``reference="base"``); default zero. Zero for a fixed base.
+    q, qd : (n,), optional
+        Joint positions and velocities, in the model's q-column order
+        (default zero).
+    extra : (m,), optional
+        Extra states integrated alongside (their rates come from
+        :attr:`Inputs.extra_rate`); default none.
+
+    The arrays are copied and read-only. States handed to callbacks are built
+    by the simulation with the same fields (never ``None``).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A pose not in SE(3), wrong shapes or non-finite values, naming the
+        argument.
+    """
+
+    __slots__ = ("base_pose", "base_twist", "q", "qd", "extra")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, base_pose=None, base_twist=None, q=None, qd=None, extra=None):
+        def arr(x, name, **kw):
+            return None if x is None else _readonly(as_array(x, name, **kw))
+        fields = {"base_pose": None if base_pose is None else
+                  _readonly(check_pose(base_pose, "base_pose")),
+                  "base_twist": arr(base_twist, "base_twist", shape=(6,)),
+                  "q": arr(q, "q", ndim=1), "qd": arr(qd, "qd", ndim=1),
+                  "extra": arr(extra, "extra", ndim=1)}
+        if fields["q"] is not None and fields["qd"] is not None \
+                and fields["q"].shape != fields["qd"].shape:
+            raise ValueError(f"qd: expected the shape of q {fields['q'].shape}, "
+                             f"got {fields['qd'].shape}")
+        for k, v in fields.items():
+            object.__setattr__(self, k, v)
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
+                           for k in State.__slots__)
+        return f"State({fields})"
+
+
+class _StageState(State):
+    """The state of a stage as the callbacks see it: read-only views into one
+    flat array ``(pose (16), V₀ (6), q (n), q̇ (n), z (m))`` made by
+    :func:`_point`, sliced when read (a callback reading two fields pays
+    for two)."""
+
+    __slots__ = ("_s", "_n")
+
+    def __init__(self, s, n):
+        s.setflags(write=False)
+        object.__setattr__(self, "_s", s)
+        object.__setattr__(self, "_n", n)
+
+    base_pose = property(lambda self: self._s[:16].reshape(4, 4))
+    base_twist = property(lambda self: self._s[16:22])
+    q = property(lambda self: self._s[22:22 + self._n])
+    qd = property(lambda self: self._s[22 + self._n:22 + 2 * self._n])
+    extra = property(lambda self: self._s[22 + 2 * self._n:])
+
+
+def _input_array(x, name, ndim):
+    """An input as a float64 array (non-finite values are reported by the
+    simulation, which knows the time)."""
+    return None if x is None else as_array(x, name, ndim=ndim, allow_nonfinite=True)
+
+
+class Inputs:
+    """What drives the model during a stage: the actuator model's output.
+
+    Parameters
+    ----------
+    tau : (n,), optional
+        Joint forces ``τ`` (default zero).
+    base_wrench : (6,), optional
+        Spatial wrench ``W₀ = (m, f)`` the base actuators apply, world axes,
+        moment about the simulation's reference point (the world origin, or
+        the base origin with ``reference="base"``); default zero. ``None``
+        for a fixed base.
+    applied : (N, 6), optional
+        Spatial wrenches applied to each body, same frame and point.
+    extra_rate : (m,), optional
+        ``ż``, the derivative of :attr:`State.extra`; required when the state
+        has extra entries.
+
+    Arrays are converted to float64 but not copied. Shapes against the model
+    and finiteness are checked by the simulation, which reports the time.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Non-numeric values or the wrong number of dimensions, naming the argument.
+    """
+
+    __slots__ = ("tau", "base_wrench", "applied", "extra_rate")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, tau=None, base_wrench=None, applied=None, extra_rate=None):
+        object.__setattr__(self, "tau", _input_array(tau, "tau", 1))
+        object.__setattr__(self, "base_wrench", _input_array(base_wrench, "base_wrench", 1))
+        object.__setattr__(self, "applied", _input_array(applied, "applied", 2))
+        object.__setattr__(self, "extra_rate", _input_array(extra_rate, "extra_rate", 1))
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
+                           for k in self.__slots__)
+        return f"Inputs({fields})"
+
+
+class Trajectory:
+    """The samples of a simulation: one per accepted step, the first at the
+    start, the last at the end (or at the last completed step before a
+    failure or an interrupt).
+
+    Shapes fit :func:`liedyn.forward_dynamics_batch` directly::
+
+        forward_dynamics_batch(model, traj.base_pose, traj.base_twist, traj.q, 0,
+                               tau=traj.tau, base_wrench=traj.base_wrench,
+                               applied=traj.applied, reference=traj.reference)
+
+    returns ``traj.base_acceleration`` and ``traj.joint_acceleration``, and
+    ``inverse_dynamics_batch(model, traj.base_pose, *traj.motion_jets(), 0, ...)``
+    returns ``traj.tau`` and ``traj.base_wrench``.
+
+    Attributes
+    ----------
+    time : (T,)
+    base_pose : (T, 4, 4)
+        ``C₀`` in the world.
+    base_twist : (T, 1, 6)
+        ``V₀`` about :attr:`reference` (zero for a fixed base).
+    q : (T, 2, n)
+        ``[q; q̇]``.
+    extra : (T, m)
+    tau : (T, 1, n)
+        Joint forces of the stage evaluated at each sample (the inputs from
+        that instant on).
+    base_wrench : (T, 1, 6) or None
+        Base wrench about :attr:`reference`; ``None`` for a fixed base.
+    applied : (T, 1, N, 6) or None
+        Applied wrenches, ``None`` if no stage applied any.
+    controls : list of length T
+        What the controller returned for each sample's stage (with
+        ``control_rate``: the held value), ``None`` without a controller.
+    base_acceleration : (T, 6)
+        ``V̇₀`` the integrator used at each sample, about :attr:`reference`.
+    joint_acceleration : (T, n)
+        ``q̈`` the integrator used at each sample.
+    reference : {"world", "base"}
+    steps, rejected, evaluations : int
+        Accepted steps, rejected steps (adaptive), forward-dynamics evaluations.
+    """
+
+    __slots__ = ("time", "base_pose", "base_twist", "q", "extra", "tau", "base_wrench",
+                 "applied", "controls", "base_acceleration", "joint_acceleration", "reference",
+                 "steps", "rejected", "evaluations")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, **fields):
+        for k in self.__slots__:
+            v = fields[k]
+            if isinstance(v, np.ndarray):
+                v.setflags(write=False)
+            object.__setattr__(self, k, v)
+
+    def __len__(self):
+        return self.time.shape[0]
+
+    def state(self, k):
+        """The :class:`State` of sample ``k`` (negative counts from the end),
+        e.g. to continue a run with ``simulate(model, traj.state(-1), …, t0=traj.time[-1])``."""
+        T = len(self)
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"k: expected an int, got {type(k).__name__}")
+        if not -T <= k < T:
+            raise IndexError(f"k: sample {k} out of range for {T} samples")
+        return State(self.base_pose[k], self.base_twist[k, 0], self.q[k, 0], self.q[k, 1],
+                     self.extra[k])
+
+    def motion_jets(self):
+        """``(base_twist (T, 2, 6), q (T, 3, n))``: the state rows with the
+        accelerations the integrator used, the jets
+        :func:`liedyn.inverse_dynamics_batch` of order 0 takes."""
+        V = np.concatenate([self.base_twist, self.base_acceleration[:, None]], axis=1)
+        q = np.concatenate([self.q, self.joint_acceleration[:, None]], axis=1)
+        return V, q
+
+    def __repr__(self):
+        return (f"Trajectory({len(self)} samples, t = {self.time[0] if len(self) else '…'}"
+                f"..{self.time[-1] if len(self) else '…'}, steps={self.steps}, "
+                f"rejected={self.rejected}, evaluations={self.evaluations})")
+
+
+class SimulationError(ValueError):
+    """A simulation stopped: non-finite or diverging state, non-finite or
+    malformed input, a step that is not positive or fell below the minimum,
+    or a failure of the dynamics.
+
+    Attributes
+    ----------
+    time : float
+        When it happened (the stage time).
+    quantity : str
+        What was wrong (``"tau"``, ``"q̇[2]"``, ``"step"``, …).
+    trajectory : Trajectory
+        The samples up to the last completed step.
+    """
+
+    def __init__(self, message, time, quantity, trajectory):
+        super().__init__(message)
+        self.time = time
+        self.quantity = quantity
+        self.trajectory = trajectory
+
+
+# ------------------------------------------------------------- progress --
+
+class _Progress:
+    """A progress bar on stderr: tqdm when installed, else one line rewritten
+    at most twice a second."""
+
+    def __init__(self, t0, t1):
+        self.t0, self.t1, self.shown = t0, t1, t0
+        self.start = self.last = time.monotonic()
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self.bar = None
+        else:
+            self.bar = tqdm(total=t1 - t0, unit="s", desc="simulate", file=sys.stderr,
+                            bar_format="{l_bar}{bar}| t = {n:.4g}/{total:.4g} s "
+                                       "[{elapsed}<{remaining}]")
+
+    def update(self, t, steps):
+        now = time.monotonic()
+        if now - self.last < 0.5 and t < self.t1:
+            return
+        self.last = now
+        if self.bar is not None:
+            self.bar.update(t - self.shown)
+            self.shown = t
+            return
+        span = self.t1 - self.t0
+        done = 1.0 if span <= 0.0 else (t - self.t0) / span
+        rate = steps / max(now - self.start, 1e-9)
+        print(f"\rsimulate: t = {t:.6g} / {self.t1:.6g} s ({100 * done:5.1f} %), "
+              f"{steps} steps, {rate:.0f} steps/s", end="", file=sys.stderr, flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+        else:
+            print(file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------ the run --
+
+def _positive(x, name, allow_none=False):
+    if x is None and allow_none:
+        return None
+    v = check_scalar(x, name)
+    if not v > 0.0:
+        raise ValueError(f"{name}: expected a positive number, got {v}")
+    return v
+
+
+def _callable(f, name):
+    if f is not None and not callable(f):
+        raise TypeError(f"{name}: expected a callable or None, got {type(f).__name__}")
+    return f
+
+
+_INPUT_NAMES = {1: "tau", 2: "base_wrench", 3: "applied", 4: "extra_rate"}
+
+# Steps per compiled call when no callback runs between them: a call of this
+# many steps of a small model takes a few tens of milliseconds, often enough
+# to update the progress line and to act on Ctrl-C.
+_BLOCK = 256
+
+
+class _Run:
+    """One simulation: validated arguments, buffers, the step loop.
+
+    The stage evaluation is :meth:`_evaluate` (inputs, forward dynamics,
+    rates): it reads the stage state from the handle's ``C`` and ``x`` and
+    leaves ``V̇₀`` in ``Vout[1]`` and ``q̈`` in ``qout[2]`` before the rates
+    are formed. Runs whose inputs only change at sample instants (no plant,
+    and no controller or a held one) take whole steps in one compiled call.
+    """
+
+    def __init__(self, model, state0, duration, *, dt, controller=None, control_rate=None,
+                 plant=None, adaptive=False, rtol=1e-9, atol=1e-12, min_step=None,
+                 max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10):
+        check_model(model)
+        self.model = model
+        self.base_ref = about_base(reference)
+        self.reference = reference
+        n, N = model.n_joints, model.n_bodies
+        self.n, self.N = n, N
+        self.floating = bool(model.floating_base)
+        self.t0 = check_scalar(t0, "t0")
+        self.duration = check_scalar(duration, "duration", nonneg=True)
+        self.controller = _callable(controller, "controller")
+        self.plant = _callable(plant, "plant")
+        if control_rate is not None:
+            if controller is None:
+                raise ValueError("control_rate: a zero-order hold needs a controller")
+            control_rate = _positive(control_rate, "control_rate")
+        self.control_rate = control_rate
+        if not isinstance(adaptive, (bool, np.bool_)):
+            raise TypeError(f"adaptive: expected a bool, got {type(adaptive).__name__}")
+        self.adaptive = bool(adaptive)
+        self.rtol = _positive(rtol, "rtol")
+        self.atol = check_scalar(atol, "atol", nonneg=True)
+        self.divergence = float(as_array(divergence, "divergence", shape=(),
+                                         allow_nonfinite=True))
+        if not self.divergence > 0.0:
+            raise ValueError(f"divergence: expected a positive number (or inf), got {divergence}")
+        self.min_step = _positive(min_step, "min_step", allow_none=True)
+        self.max_step = _positive(max_step, "max_step", allow_none=True)
+        if not isinstance(progress, (bool, np.bool_)):
+            raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
+        self.progress = bool(progress)
+        self._state0(state0)
+        self._buffers()
+        self.dt = check_scalar(dt, "dt")
+        if not self.dt > 0.0:
+            self._fail(self.t0, "dt", f"the step must be positive, got dt = {self.dt}")
+
+    # -- setup ---------------------------------------------------------------
+
+    def _state0(self, s):
+        if not isinstance(s, State):
+            raise TypeError(f"state0: expected a liedyn.State, got {type(s).__name__}")
+        n, model = self.n, self.model
+        C = model.home_pose if s.base_pose is None else s.base_pose
+        V = np.zeros(6) if s.base_twist is None else s.base_twist
+        q = np.zeros(n) if s.q is None else s.q
+        qd = np.zeros(n) if s.qd is None else s.qd
+        z = _EMPTY1 if s.extra is None else s.extra
+        for name, a in (("q", q), ("qd", qd)):
+            if a.shape != (n,):
+                raise ValueError(f"state0.{name}: expected shape ({n},) for the model's "
+                                 f"{n} joints, got {a.shape}")
+        if not self.floating and np.any(V):
+            raise ValueError("state0.base_twist: a fixed base does not move; pass None or zeros")
+        self.m = z.shape[0]
+        self.C_init = C
+        self.x_init = np.concatenate([np.zeros(6), q, qd, z])
+        if self.floating:
+            if self.base_ref:
+                self.x_init[:6] = V
+            else:                                  # about the base origin (SPEC §1)
+                shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
+
+    def _buffers(self):
+        n, N, m = self.n, self.N, self.m
+        nx = 6 + 2 * n + m
+        self.ws = Workspace(self.model, 0)
+        x = np.zeros(nx)
+        b = {"A": _A, "R": np.array(self.C_init[:3, :3]), "o": np.array(self.C_init[:3, 3]),
+             "xn": self.x_init, "K": np.zeros((5, 6)), "F": np.zeros((5, nx)),
+             "Om": np.zeros(6), "E": np.empty((4, 4)), "C": np.eye(4), "x": x,
+             "V1": x[:6].reshape(1, 6), "qq": x[6:6 + 2 * n].reshape(2, n),
+             "tau": np.zeros((1, n)), "Wb": np.zeros((1 if self.floating else 0, 6)),
+             "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m), "Vout": np.zeros((2, 6)),
+             "qout": np.zeros((3, n)), "W0": np.zeros((1, 6)), "tauout": np.zeros((1, n))}
+        self.b = b
+        self.sim = _SIM.call(*(b[f] for f in _SIM_FIELDS))
+        self.want_state = self.plant is not None or (self.controller is not None
+                                                     and self.control_rate is None)
+        self.steps = self.rejected = self.evaluations = 0
+        self.T = 0
+        self.rec = None
+        self._allocate(16)
+
+    def _allocate(self, cap):
+        """Trajectory storage for ``cap`` samples, keeping what is recorded."""
+        n, N, m, T = self.n, self.N, self.m, self.T
+        old = self.rec
+        new = {"time": np.empty(cap), "base_pose": np.empty((cap, 4, 4)),
+               "base_twist": np.empty((cap, 1, 6)), "q": np.empty((cap, 2, n)),
+               "extra": np.empty((cap, m)), "tau": np.empty((cap, 1, n)),
+               "base_wrench": np.empty((cap, 1, 6)), "base_acceleration": np.empty((cap, 6)),
+               "joint_acceleration": np.empty((cap, n)), "applied": None}
+        if old is None:
+            self.controls = []
+        else:
+            if old["applied"] is not None:
+                new["applied"] = np.zeros((cap, 1, N, 6))
+            for k, v in old.items():
+                if v is not None:
+                    new[k][:T] = v[:T]
+        self.rec = new
+        self.rec_data = _REC.call(*(new[f] for f in _REC_FIELDS))
+        self.cap = cap
+
+    # -- results and failures -------------------------------------------------
+
+    def _trajectory(self):
+        T, r = self.T, self.rec
+        return Trajectory(
+            time=r["time"][:T], base_pose=r["base_pose"][:T], base_twist=r["base_twist"][:T],
+            q=r["q"][:T], extra=r["extra"][:T], tau=r["tau"][:T],
+            base_wrench=r["base_wrench"][:T] if self.floating else None,
+            applied=None if r["applied"] is None else r["applied"][:T],
+            controls=list(self.controls[:T]), base_acceleration=r["base_acceleration"][:T],
+            joint_acceleration=r["joint_acceleration"][:T], reference=self.reference,
+            steps=self.steps, rejected=self.rejected, evaluations=self.evaluations)
+
+    def _fail(self, t, quantity, detail):
+        raise SimulationError(f"t = {t:.9g}: {quantity}: {detail}", t, quantity,
+                              self._trajectory())
+
+    def _state_entry(self, k):
+        """The name of entry ``k`` of ``(p₀ (3), x)``."""
+        n, names = self.n, self.model.joint_names
+        if k < 3:
+            return f"base position p[{k}]"
+        k -= 3
+        if k < 6:
+            return f"base_twist[{k}]"
+        k -= 6
+        if k < n:
+            return f"q[{k}] (joint {names[k]!r})"
+        if k < 2 * n:
+            return f"qd[{k - n}] (joint {names[k - n]!r})"
+        return f"extra[{k - 2 * n}]"
+
+    def _source(self):
+        return "plant" if self.plant is not None else "controller"
+
+    def _bad_input(self, t, which, arrays):
+        a = arrays[which - 1]
+        where = tuple(int(v) for v in np.argwhere(~np.isfinite(a))[0])
+        name = _INPUT_NAMES[which]
+        self._fail(t, name, f"not finite ({name}{list(where)} = {a[where]}) from the "
+                   f"{self._source()}")
+
+    def _dynamics_failed(self, t, status):
+        try:
+            raise_for(status, self.model, lambda: None)
+        except (ValueError, AssertionError) as err:
+            detail = str(err)
+        else:
+            detail = f"kernel status {status}"
+        b = self.b
+        if not (np.all(np.isfinite(b["x"])) and np.all(np.isfinite(b["C"]))):
+            self._fail(t, "state", "the stage state is not finite")
+        self._fail(t, "accelerations" if "not finite" in detail else "dynamics", detail)
+
+    def _bad_state(self, t, kind, k):
+        """A committed state that is not finite (kind 1) or diverges (kind 2)."""
+        if kind == 1:
+            self._fail(t, self._state_entry(k), "not finite")
+        b = self.b
+        v = b["o"][k] + b["C"][k, 3] if k < 3 else b["x"][k - 3]
+        self._fail(t, self._state_entry(k), f"|{v:.6g}| exceeds the divergence bound "
+                   f"{self.divergence:g}: the state diverges")
+
+    # -- one stage ------------------------------------------------------------
+
+    def _inputs(self, t, state, sample):
+        """``(u, Inputs or None)`` of a stage."""
+        if self.control_rate is not None:
+            if sample:
+                self.u = self.controller(t, state)
+            u = self.u
+        elif self.controller is not None:
+            u = self.controller(t, state)
+        else:
+            u = None
+        if self.plant is not None:
+            return u, self.plant(t, state, u)
+        return u, u
+
+    def _arrays(self, t, inp):
+        """The arrays of an :class:`Inputs`, checked against the model (empty
+        arrays for ``None``)."""
+        if inp is None:
+            if self.m:
+                self._fail(t, "extra_rate", f"the state has {self.m} extra entries, so their "
+                           f"rates must come from a plant (or the controller), shape ({self.m},)")
+            return _EMPTY1, _EMPTY1, _EMPTY2, _EMPTY1
+        if type(inp) is not Inputs:
+            self._fail(t, "inputs", f"the {self._source()} returned {type(inp).__name__}; "
+                       f"expected liedyn.Inputs"
+                       f"{' (or give a plant that makes one)' if self.plant is None else ''}")
+        n, N, m = self.n, self.N, self.m
+        tau, W, Wa, z = inp.tau, inp.base_wrench, inp.applied, inp.extra_rate
+        if tau is None:
+            tau = _EMPTY1
+        elif tau.shape != (n,):
+            self._fail(t, "tau", f"expected shape ({n},) from the {self._source()}, "
+                       f"got {tau.shape}")
+        if W is None:
+            W = _EMPTY1
+        elif not self.floating:
+            self._fail(t, "base_wrench", f"the base is fixed, its wrench is the support "
+                       f"reaction; the {self._source()} must give None")
+        elif W.shape != (6,):
+            self._fail(t, "base_wrench", f"expected shape (6,) from the {self._source()}, "
+                       f"got {W.shape}")
+        if Wa is None:
+            Wa = _EMPTY2
+        elif Wa.shape != (N, 6):
+            self._fail(t, "applied", f"expected shape ({N}, 6) from the {self._source()}, "
+                       f"got {Wa.shape}")
+        if z is None:
+            if m:
+                self._fail(t, "extra_rate", f"the state has {m} extra entries, so the "
+                           f"{self._source()} must give their rates, shape ({m},)")
+            z = _EMPTY1
+        elif z.shape != (m,):
+            self._fail(t, "extra_rate", f"expected shape ({m},) from the {self._source()}, "
+                       f"got {z.shape}")
+        return tau, W, Wa, z
+
+    def _evaluate(self, i, arrays):
+        """Inputs, forward dynamics (SPEC §5, order 0) and rates of stage
+        ``i``; returns ``(kind, code)`` as :func:`_evaluate`."""
+        return _EVALUATE.call(self.model._data, self.ws._data, self.sim, i, *arrays,
+                              self.base_ref, self.n)
+
+    def _stage(self, i, t, h, sample=False):
+        """Evaluate stage ``i`` at time ``t``; returns ``(u, tau, W, Wa, z)``,
+        what to record if it becomes a sample."""
+        want = self.want_state or sample
+        s = _POINT.call(self.sim, i, h, self.base_ref, want)
+        u, inp = self._inputs(t, _StageState(s, self.n) if want else None, sample)
+        arrays = self._arrays(t, inp)
+        kind, code = self._evaluate(i, arrays)
+        self.evaluations += 1
+        if kind == 1:
+            self._bad_input(t, code, arrays)
+        if kind == 2:
+            self._dynamics_failed(t, code)
+        return (u,) + arrays
+
+    # -- the loop -------------------------------------------------------------
+
+    def _record(self, t, rec):
+        if self.T == self.cap:
+            self._allocate(2 * self.cap)
+        k = self.T
+        _RECORD.call(self.sim, self.rec_data, k, t, self.base_ref, self.n)
+        self._record_inputs(k, k + 1, rec)
+        self.T = k + 1
+
+    def _record_inputs(self, k0, k1, rec):
+        """Rows ``k0 .. k1−1`` of the input columns (one input for all)."""
+        u, tau, W, Wa, _ = rec
+        r = self.rec
+        r["tau"][k0:k1, 0] = tau if tau.shape[0] else 0.0
+        r["base_wrench"][k0:k1, 0] = W if W.shape[0] else 0.0
+        if Wa.shape[0]:
+            if r["applied"] is None:
+                r["applied"] = np.zeros((self.cap, 1, self.N, 6))
+            r["applied"][k0:k1, 0] = Wa
+        elif r["applied"] is not None:
+            r["applied"][k0:k1, 0] = 0.0
+        self.controls.extend([u] * (k1 - k0))
+
+    def _commit_step(self, t_new):
+        kind, k = _COMMIT.call(self.sim, self.divergence)
+        if kind:
+            self._bad_state(t_new, kind, k)
+        self.steps += 1
+
+    def run(self):
+        t1 = self.t0 + self.duration
+        bar = _Progress(self.t0, t1) if self.progress else None
+        try:
+            if self.adaptive:
+                self._run_adaptive(t1, bar)
+            elif self.want_state:
+                self._run_fixed(t1, bar)
+            else:
+                self._run_fixed_held(t1, bar)
+        except SimulationError:
+            raise
+        except BaseException as err:        # KeyboardInterrupt, or raised by a callback
+            t = self.rec["time"][self.T - 1] if self.T else self.t0
+            traj = self._trajectory()
+            try:
+                err.trajectory = traj
+            except AttributeError:          # an exception type without attributes
+                pass
+            err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
+                         f"that sample is in the exception's .trajectory")
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        return self._trajectory()
+
+    def _grid(self):
+        """``(h, every, steps)`` of the fixed step: ``h = dt``, or with
+        ``control_rate`` the largest divisor of the control period not above
+        ``dt`` (a sample every ``every`` steps); ``steps`` steps, the last
+        shortened to end at ``t0 + duration``."""
+        h, every = self.dt, 0
+        if self.control_rate is not None:
+            period = 1.0 / self.control_rate
+            every = max(1, math.ceil(period / self.dt * (1.0 - 1e-12)))
+            h = period / every
+        steps = math.ceil(self.duration / h * (1.0 - 1e-12)) if self.duration > 0.0 else 0
+        return h, every, steps
+
+    def _step_time(self, k, h, steps, t1):
+        """``(t_k, t_{k+1})`` on the fixed grid."""
+        return self.t0 + k * h, t1 if k == steps - 1 else self.t0 + (k + 1) * h
+
+    def _run_fixed(self, t1, bar):
+        """Fixed steps with a callback at every stage."""
+        h, every, steps = self._grid()
+        self._allocate(steps + 1)
+        rec = self._stage(0, self.t0, h, sample=every > 0)
+        self._record(self.t0, rec)
+        for k in range(steps):
+            t, t_new = self._step_time(k, h, steps, t1)
+            hk = t_new - t
+            self._stage(1, t + 0.5 * hk, hk)
+            self._stage(2, t + 0.5 * hk, hk)
+            self._stage(3, t_new, hk)
+            _POINT.call(self.sim, 4, hk, self.base_ref, False)
+            self._commit_step(t_new)
+            rec = self._stage(0, t_new, hk, sample=every > 0 and (k + 1) % every == 0)
+            self._record(t_new, rec)
+            if bar is not None:
+                bar.update(t_new, self.steps)
+
+    def _run_fixed_held(self, t1, bar):
+        """Fixed steps whose inputs change only at sample instants (no plant;
+        no controller, or a held one): the steps between two instants run in
+        one compiled call (:func:`_fixed_steps`), in blocks of at most
+        ``_BLOCK`` steps so that progress and Ctrl-C are served."""
+        h, every, steps = self._grid()
+        self._allocate(steps + 1)
+        rec = self._stage(0, self.t0, h, sample=every > 0)
+        self._record(self.t0, rec)
+        k = 0
+        while k < steps:
+            k1 = min(steps, k + _BLOCK)
+            if every:
+                k1 = min(k1, (k // every + 1) * every)
+            kind, code, ks, i = _FIXED_STEPS.call(
+                self.model._data, self.ws._data, self.sim, self.rec_data, k, k1, steps, self.t0,
+                h, t1, *rec[1:], self.base_ref, self.n, self.divergence)
+            # steps k .. ks−1 are done; each but the block's last recorded its end
+            # sample, and a failure at stage 0 is one at the end of step ks − 1
+            end_open = kind == 0 or i == 0
+            self.steps += ks - k
+            self.evaluations += 4 * (ks - k) - end_open + (i if kind and i < 4 else 0) \
+                + (3 if kind and i == 4 else 0)
+            recorded = ks - k - end_open
+            if recorded:
+                self._record_inputs(self.T, self.T + recorded, rec)
+                self.T += recorded
+            if kind:
+                t, t_new = self._step_time(ks - 1 if i == 0 else ks, h, steps, t1)
+                ts = t_new if i in (0, 4) else t + _C[i] * (t_new - t)
+                if kind == 1:
+                    self._bad_input(ts, code, rec[1:])
+                if kind == 2:
+                    self._dynamics_failed(ts, code)
+                self._bad_state(ts, kind - 2, code)
+            t_new = self._step_time(k1 - 1, h, steps, t1)[1]
+            rec = self._stage(0, t_new, h, sample=every > 0 and k1 % every == 0)
+            self._record(t_new, rec)
+            k = k1
+            if bar is not None:
+                bar.update(t_new, self.steps)
+
+    def _run_adaptive(self, t1, bar):
+        """Error-controlled step with the embedded third-order solution (SPEC
+        §10); steps end exactly on the control sample instants and at
+        ``t0 + duration``."""
+        min_step = self.min_step if self.min_step is not None else 1e-10 * max(self.duration,
+                                                                                  self.dt)
+        max_step = self.max_step if self.max_step is not None else math.inf
+        period = None if self.control_rate is None else 1.0 / self.control_rate
+        samples = 0
+        t = self.t0
+        h = min(self.dt, max_step)
+        rec = self._stage(0, t, h, sample=period is not None)
+        self._record(t, rec)
+        grow = FAC_MAX
+        while t < t1:
+            next_sample = math.inf if period is None else self.t0 + (samples + 1) * period
+            if period is not None and abs(next_sample - t1) <= 1e-9 * period:
+                next_sample = t1                    # the end is a sample instant
+            target = min(t1, next_sample)
+            landing = t + 1.1 * h >= target
+            hk = target - t if landing else h
+            t_new = target if landing else t + hk
+            if not t_new > t:
+                self._fail(t, "step", f"the step {hk:g} is below the time resolution at t")
+            self._stage(1, t + 0.5 * hk, hk)
+            self._stage(2, t + 0.5 * hk, hk)
+            self._stage(3, t + hk, hk)
+            rec4 = self._stage(4, t_new, hk)
+            err, worst = _ERROR.call(self.sim, hk, _E, self.rtol, self.atol, self.floating)
+            if not err <= 1.0:
+                self.rejected += 1
+                h = hk * (FAC_MIN if not np.isfinite(err) else
+                          min(1.0, max(FAC_MIN, SAFETY * err ** -0.25)))
+                grow = 1.0
+                if h < min_step:
+                    what = "pose" if worst < 6 else self._state_entry(worst - 3)
+                    self._fail(t, "step", f"the step fell below min_step = {min_step:g} "
+                               f"(error estimate {err:.3g} times the tolerance, largest in "
+                               f"{what})")
+                continue
+            pt = self.b["C"][:3, 3].copy()
+            self._commit_step(t_new)
+            fac = grow if err == 0.0 else min(grow, max(FAC_MIN, SAFETY * err ** -0.25))
+            # after a step shortened to land on a target, keep the step proposed before
+            h = min(max(hk * fac, h) if landing else hk * fac, max_step)
+            grow = FAC_MAX
+            t = t_new
+            if landing and target == next_sample:   # a control sample: new held input
+                samples += 1
+                rec = self._stage(0, t, h, sample=True)
+            else:
+                _REUSE.call(self.sim, pt)
+                rec = rec4
+            self._record(t, rec)
+            if bar is not None:
+                bar.update(t, self.steps)
+
+
+def simulate(model, state0, duration, *, dt, controller=None, control_rate=None, plant=None,
+             adaptive=False, rtol=1e-9, atol=1e-12, min_step=None, max_step=None,
+             reference="world", progress=False, t0=0.0, divergence=1e10):
+    """Integrate the equations of motion from ``state0`` for ``duration`` seconds.
+
+    The base pose is advanced on SE(3) by the Runge–Kutta–Munthe-Kaas method of
+    order 4 (classical RK4 tableau, exact ``dexp⁻¹``; SPEC §10), the joints,
+    twists and extra states in Rⁿ; each stage evaluates
+    :func:`liedyn.forward_dynamics` of order 0 in one reused workspace.
+
+    Parameters
+    ----------
+    model : Model
+    state0 : State
+        Initial state; its twist is about ``reference``.
+    duration : float ≥ 0
+        Simulated time; the run covers ``[t0, t0 + duration]``.
+    dt : float > 0, keyword
+        Fixed step; the last step is shortened to end at ``t0 + duration``.
+        With ``control_rate`` the step is the largest divisor of the control
+        period ``1/control_rate`` not above ``dt`` (e.g. ``dt = 3e-3`` at
+        100 Hz gives 2.5 ms), so that steps land on every sample instant.
+        With ``adaptive``: the first trial step.
+    controller : callable ``controller(t, state) -> u``, optional, keyword
+        Evaluated at every stage of the integrator (it must then be a
+        function of ``(t, state)`` only: stages are not in time order and
+        rejected steps are discarded), or, with ``control_rate``, at
+        ``t0 + k/control_rate`` and held (zero-order hold).
+    control_rate : float > 0, optional, keyword
+        Sample rate of the zero-order hold (Hz).
+    plant : callable ``plant(t, state, u) -> Inputs``, optional, keyword
+        The actuator model, evaluated at every stage with the controller's
+        (possibly held) ``u``. Without it ``u`` must be an :class:`Inputs`
+        (or ``None``: no inputs).
+    adaptive : bool, keyword
+        Error-controlled steps: the embedded third-order solution of the FSAL
+        tableau estimates the local error, kept at
+        ``‖(y₄ − y₃)/(atol + rtol·|y|)‖_RMS ≤ 1`` (pose errors in rad and m
+        against ``atol + rtol``); the step follows
+        ``h · clip(0.9·err^(−1/4), 0.2, 5)``, a rejected step is retried
+        shorter.
+    rtol, atol : float, keyword
+        Tolerances of the adaptive option.
+    min_step, max_step : float, optional, keyword
+        Bounds of the adaptive step; a step shrinking below ``min_step``
+        (default ``1e-10 · duration``) stops the run.
+    reference : {"world", "base"}, keyword
+        Point the twists and wrenches of states, inputs and the trajectory
+        are taken about: the world origin, or the base origin at that instant.
+    progress : bool, keyword
+        A progress line on stderr (tqdm if installed).
+    t0 : float, keyword
+        Start time.
+    divergence : float, keyword
+        A state entry (position, twist, joint, extra) beyond this magnitude
+        stops the run as diverged (``inf``: never).
+
+    Returns
+    -------
+    Trajectory
+        One sample per accepted step, with the inputs and accelerations of
+        the stage evaluated at it.
+
+    Raises
+    ------
+    SimulationError
+        (a ``ValueError``) naming the time and the quantity: a non-finite or
+        malformed input from the controller or plant, a non-finite or
+        diverging state, ``dt ≤ 0``, a step that is not positive at the
+        time's resolution or fell below ``min_step``, a failure of the
+        dynamics; ``err.trajectory`` holds the samples up to the last
+        completed step.
+    ValueError, TypeError
+        Bad arguments, naming them.
+
+    Notes
+    -----
+    Callbacks receive a :class:`State` whose arrays are read-only views of
+    one fresh array per stage (keeping them is safe). Runs whose inputs
+    change only at sample instants (no plant, and no controller or a held
+    one) take the steps between two instants in one compiled call; with a
+    callback at every stage each stage returns to Python, which costs
+    about as much again as the dynamics (``experiments/bench_simulate.py``).
+    The trajectory keeps every accepted step, ``(26 + 4n + m)`` floats each
+    (plus ``6N`` with applied wrenches).
+
+    Any other exception leaving the run — ``KeyboardInterrupt`` (Ctrl-C) or
+    one raised by a callback — is re-raised unchanged with the trajectory up
+    to the last completed step attached as its ``.trajectory`` attribute
+    and a note saying so: an interrupted run is not returned as if it had
+    finished.
+    """
+    return _Run(model, state0, duration, dt=dt, controller=controller,
+                control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
+                min_step=min_step, max_step=max_step, reference=reference, progress=progress,
+                t0=t0, divergence=divergence).run()
