@@ -83,10 +83,10 @@ for _a in (_EMPTY1, _EMPTY2):
 # state at the step start; ``K``, ``F``, ``Om`` the stage rates and increment;
 # ``E`` scratch; ``C``, ``x`` the stage state, ``V1`` and ``qq`` views of ``x``
 # in the shapes of the forward-dynamics kernel; ``tau``, ``Wb``, ``Wa``,
-# ``zdot`` the stage inputs (wrenches about ``o``); ``Vout``, ``qout``, ``W0``,
-# ``tauout`` the kernel's outputs.
+# ``zdot`` the stage inputs (wrenches about ``o``). The kernel leaves its
+# outputs in the workspace (``ws.base_twist``, ``ws.q``).
 _SIM_FIELDS = ("A", "R", "o", "xn", "K", "F", "Om", "E", "C", "x", "V1", "qq", "tau", "Wb",
-               "Wa", "zdot", "Vout", "qout", "W0", "tauout")
+               "Wa", "zdot")
 
 # The trajectory's state columns, filled by the kernels.
 _REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_acceleration",
@@ -125,9 +125,8 @@ else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
 
 
 @njit
-def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, Vout, qout, W0, tauout):
-    return _SimData(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, Vout, qout, W0,
-                    tauout)
+def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot):
+    return _SimData(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot)
 
 
 @njit
@@ -234,15 +233,15 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
 
 
 @njit
-def _rates(sim, i, n):
+def _rates(ws, sim, i, n):
     """``K_i = dexp_inv(Ω_i) V₀,i`` and ``F_i = (V̇₀, q̇, q̈, ż)`` (SPEC §10)."""
-    x, F = sim.x, sim.F
+    x, F, Vout, qout = sim.x, sim.F, ws.base_twist, ws.q
     _dexp_inv_into(sim.Om, x[:6], sim.K[i])
     for k in range(6):
-        F[i, k] = sim.Vout[1, k]
+        F[i, k] = Vout[1, k]
     for j in range(n):
         F[i, 6 + j] = x[6 + n + j]
-        F[i, 6 + n + j] = sim.qout[2, j]
+        F[i, 6 + n + j] = qout[2, j]
     for k in range(sim.zdot.shape[0]):
         F[i, 6 + 2 * n + k] = sim.zdot[k]
 
@@ -257,10 +256,10 @@ def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
         return 1, bad
     Wa = sim.Wa if Wa_u.shape[0] != 0 else sim.Wa[:0]
     status = forward_dynamics_kernel(model, ws, sim.C, False, sim.V1, sim.qq, sim.tau, sim.Wb,
-                                     Wa, 0, sim.Vout, sim.qout, sim.W0, sim.tauout)
+                                     Wa, 0)
     if status != OK:
         return 2, status
-    _rates(sim, i, n)
+    _rates(ws, sim, i, n)
     return 0, 0
 
 
@@ -709,7 +708,7 @@ class _Run:
 
     The stage evaluation is :meth:`_evaluate` (inputs, forward dynamics,
     rates): it reads the stage state from the handle's ``C`` and ``x`` and
-    leaves ``V̇₀`` in ``Vout[1]`` and ``q̈`` in ``qout[2]`` before the rates
+    leaves ``V̇₀`` in ``ws.base_twist[1]`` and ``q̈`` in ``ws.q[2]`` before the rates
     are formed. Runs whose inputs only change at sample instants (no plant,
     and no controller or a held one) take whole steps in one compiled call.
     """
@@ -789,8 +788,7 @@ class _Run:
              "Om": np.zeros(6), "E": np.empty((4, 4)), "C": np.eye(4), "x": x,
              "V1": x[:6].reshape(1, 6), "qq": x[6:6 + 2 * n].reshape(2, n),
              "tau": np.zeros((1, n)), "Wb": np.zeros((1 if self.floating else 0, 6)),
-             "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m), "Vout": np.zeros((2, 6)),
-             "qout": np.zeros((3, n)), "W0": np.zeros((1, 6)), "tauout": np.zeros((1, n))}
+             "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m)}
         self.b = b
         self.sim = _SIM.call(*(b[f] for f in _SIM_FIELDS))
         self.want_state = self.plant is not None or (self.controller is not None

@@ -474,23 +474,24 @@ def test_dexp_scalars_against_60_digit_reference(theta):
     """Series branch (θ < DEXP_SERIES_ANGLE): truncation below 1e-22, a few eps
     of rounding. Closed branch: γ = (C/2B − 2β)/θ² cancels, losing ~eps/θ⁴
     relative to its leading term (measured 15 eps at θ = 2, the worst point)."""
-    mpmath.mp.dps = 60
     _, _, dB, dC = se3._dexp_scalars(theta)
     beta, gamma = se3._dexp_inv_scalars(theta)
-    for name, got, want in zip(("B'/θ", "C'/θ", "β", "γ"), (dB, dC, beta, gamma),
-                               _dexp_scalars_exact(theta)):
+    with mpmath.workdps(60):
+        exact = _dexp_scalars_exact(theta)
+    for name, got, want in zip(("B'/θ", "C'/θ", "β", "γ"), (dB, dC, beta, gamma), exact):
         assert abs(got - want) <= 32 * EPS * abs(want), f"{name} at θ={theta}: {got} vs {want}"
 
 
 def test_dexp_series_tables_are_the_bernoulli_series():
     """The tables against mpmath's Bernoulli numbers and factorials."""
-    mpmath.mp.dps = 40
-    for k in range(1, 6):
-        Bk = mpmath.bernoulli(2 * k) / mpmath.factorial(2 * k)
-        assert abs(se3._BETA_SERIES[k - 1] - float((-1) ** (k - 1) * Bk)) <= EPS * abs(
-            se3._BETA_SERIES[k - 1])
-        assert abs(se3._DB_SERIES[k - 1] - float((-1) ** k * 2 * k / mpmath.factorial(2 * k + 2))) \
-            <= EPS * abs(se3._DB_SERIES[k - 1])
+    with mpmath.workdps(40):
+        for k in range(1, 6):
+            Bk = mpmath.bernoulli(2 * k) / mpmath.factorial(2 * k)
+            assert abs(se3._BETA_SERIES[k - 1] - float((-1) ** (k - 1) * Bk)) <= EPS * abs(
+                se3._BETA_SERIES[k - 1])
+            assert abs(se3._DB_SERIES[k - 1]
+                       - float((-1) ** k * 2 * k / mpmath.factorial(2 * k + 2))) \
+                <= EPS * abs(se3._DB_SERIES[k - 1])
     assert se3._BETA_SERIES[0] == 1.0 / 12.0 and se3._GAMMA_SERIES[0] == 1.0 / 360.0
 
 

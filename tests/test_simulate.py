@@ -181,15 +181,17 @@ class _PinocchioRun(_sim._Run):
     def __init__(self, *args, pinocchio_model, **kw):
         self.pm = pinocchio_model
         super().__init__(*args, **kw)
+        for out in (self.ws.base_twist, self.ws.q):   # Pinocchio's results go where the kernel's would
+            out.setflags(write=True)
 
     def _evaluate(self, i, arrays):
         bad = _sim._LOAD.call(self.sim, *arrays, self.base_ref)
         assert bad == 0
         b = self.b
-        _, qdd = self.pm.aba(None, None, b["qq"][0], b["qq"][1], None, b["tau"][0])
-        b["Vout"][1] = 0.0
-        b["qout"][2] = qdd
-        _sim._RATES.call(self.sim, i, self.n)
+        _, qdd = self.pm.aba(None, None, b["qq"], tau=b["tau"])
+        self.ws.base_twist[1] = 0.0
+        self.ws.q[2] = qdd
+        _sim._RATES.call(self.ws._data, self.sim, i, self.n)
         return 0, 0
 
 
@@ -228,7 +230,7 @@ def test_fixed_base_is_classical_rk4_with_pinocchio():
     def f(t, y):
         q, qd = y[:6], y[6:]
         tau = controller(t, State(q=q, qd=qd)).tau
-        return np.concatenate([qd, pm.aba(None, None, q, qd, None, tau)[1]])
+        return np.concatenate([qd, pm.aba(None, None, np.stack([q, qd]), tau=tau[None])[1]])
     y = np.concatenate([state.q, np.zeros(6)])
     ys = [y]
     for k in range(steps):
