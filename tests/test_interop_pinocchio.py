@@ -192,36 +192,38 @@ def test_jets_against_central_differences(case):
 
 @pytest.mark.parametrize("case", CASES)
 def test_pinocchio_dynamics_equal_liedyn(case):
-    """Order 0 (RNEA with applied wrenches, CRBA, ABA) and order 1 (analytic
-    derivatives), Pinocchio through the bridge against liedyn's recursions."""
+    """Order 0 (RNEA, CRBA, ABA) and order 1 (analytic derivatives), with
+    applied wrench jets, Pinocchio through the bridge against liedyn's
+    recursions, called with the same arguments."""
     model, br = _bridge(case)
     rng = np.random.default_rng(17 + len(case))
     n, N = model.n_joints, model.n_bodies
     for _ in range(2):
         C0, V, q = _motion(model, rng, 3)
-        applied = rng.normal(size=(1, N, 6))
-        ref = liedyn.inverse_dynamics(model, C0, None if V is None else V[:2], q[:3], 0,
-                                      applied=applied)
-        W0, tau = br.rnea(C0, V, q, applied)
+        applied = rng.normal(size=(2, N, 6))
+        V2 = None if V is None else V[:2]
+        ref = liedyn.inverse_dynamics(model, C0, V2, q[:3], 0, applied=applied[:1])
+        W0, tau = br.rnea(C0, V2, q[:3], applied=applied[:1])
         assert rel_err(tau, ref.tau[0]) <= TOL
         if br.nb:
             assert rel_err(W0, ref.base_wrench[0]) <= TOL
         M = liedyn.mass_matrix(model, C0, q[0])
         assert rel_err(br.mass_matrix(C0, q[0]), M) <= TOL
-        dV, ddq = br.aba(C0, np.zeros(6) if V is None else V[0], q[0], q[1],
-                         ref.base_wrench[0], ref.tau[0], applied[0])
+        dV, ddq = br.aba(C0, None if V is None else V[:1], q[:2], tau=ref.tau,
+                         base_wrench=ref.base_wrench if br.nb else None, applied=applied[:1])
         assert rel_err(ddq, q[2]) <= 1e-10 and (not br.nb or rel_err(dV, V[1]) <= 1e-10)
-        ref1 = liedyn.inverse_dynamics(model, C0, V, q, 1)
-        W1, tau1 = br.inverse_dynamics(C0, V, q, 1)
+        ref1 = liedyn.inverse_dynamics(model, C0, V, q, 1, applied=applied)
+        W1, tau1 = br.inverse_dynamics(C0, V, q, 1, applied=applied)
         assert rel_err(tau1, ref1.tau) <= TOL
         assert (W1 is None) == (not br.nb) and (W1 is None or rel_err(W1, ref1.base_wrench) <= TOL)
         Wb = rng.normal(size=(2, 6)) if model.floating_base else None
         tj = rng.normal(size=(2, n))
-        fd = liedyn.forward_dynamics(model, C0, None if V is None else V[:1], q[:2], 1, tau=tj,
-                                     base_wrench=Wb)
-        Vp, qp = br.forward_dynamics(C0, None if V is None else V[:1], q[:2], 1, tau=tj,
-                                     base_wrench=Wb)
-        assert rel_err(qp, fd.q) <= 1e-10 and rel_err(Vp, fd.base_twist) <= 1e-10
+        for app in (None, applied):
+            fd = liedyn.forward_dynamics(model, C0, None if V is None else V[:1], q[:2], 1,
+                                         tau=tj, base_wrench=Wb, applied=app)
+            Vp, qp = br.forward_dynamics(C0, None if V is None else V[:1], q[:2], 1, tau=tj,
+                                         base_wrench=Wb, applied=app)
+            assert rel_err(qp, fd.q) <= 1e-10 and rel_err(Vp, fd.base_twist) <= 1e-10
 
 
 def test_fixed_base_reaction_through_a_free_flyer():
@@ -232,6 +234,7 @@ def test_fixed_base_reaction_through_a_free_flyer():
     q = rng.normal(size=(3, model.n_joints))
     ref = liedyn.inverse_dynamics(model, None, None, q, 0)
     W0, tau = br.rnea(None, None, q)
+    assert W0.shape == (6,) and tau.shape == (model.n_joints,)
     assert rel_err(tau, ref.tau[0]) <= TOL and rel_err(W0, ref.base_wrench[0]) <= TOL
 
 
@@ -356,6 +359,33 @@ def test_bad_arguments_name_them():
         br.force_to_pin(None, np.zeros((1, 6)), np.zeros((1, 6)), np.zeros((2, n)))
     with pytest.raises(ValueError, match="order: Pinocchio's analytic derivatives"):
         br.inverse_dynamics(None, np.zeros((4, 6)), np.zeros((5, n)), 2)
+    N = model.n_bodies
+    with pytest.raises(ValueError, match=r"base_twist: expected a jet of shape \(2, 6\)"):
+        br.rnea(None, np.zeros((3, 6)), np.zeros((3, n)))
+    with pytest.raises(ValueError, match=r"q: expected a jet of shape \(3, "):
+        br.rnea(None, np.zeros((2, 6)), np.zeros((4, n)))
+    with pytest.raises(ValueError, match=rf"applied: expected a jet of shape \(1, {N}, 6\)"):
+        br.rnea(None, np.zeros((2, 6)), np.zeros((3, n)), applied=np.zeros((N, 6)))
+    with pytest.raises(TypeError):
+        br.rnea(None, np.zeros((2, 6)), np.zeros((3, n)), np.zeros((1, N, 6)))   # keyword-only
+    with pytest.raises(ValueError, match=r"q: expected a jet of shape \(2, "):
+        br.aba(None, np.zeros((1, 6)), np.zeros((3, n)), tau=np.zeros((1, n)),
+               base_wrench=np.zeros((1, 6)))
+    with pytest.raises(ValueError, match=r"tau: expected a jet of shape \(1, "):
+        br.aba(None, np.zeros((1, 6)), np.zeros((2, n)), tau=np.zeros(n),
+               base_wrench=np.zeros((1, 6)))
+    with pytest.raises(ValueError, match=r"base_wrench: expected a jet of shape \(1, 6\)"):
+        br.aba(None, np.zeros((1, 6)), np.zeros((2, n)), tau=np.zeros((1, n)),
+               base_wrench=np.zeros((2, 6)))
+    with pytest.raises(ValueError, match="base_wrench: a free flyer needs its wrench jet"):
+        br.aba(None, np.zeros((1, 6)), np.zeros((2, n)), tau=np.zeros((1, n)))
+    with pytest.raises(ValueError, match=rf"applied: expected a jet of shape \(2, {N}, 6\)"):
+        br.forward_dynamics(None, np.zeros((1, 6)), np.zeros((2, n)), 1, tau=np.zeros((2, n)),
+                            base_wrench=np.zeros((2, 6)), applied=np.zeros((1, N, 6)))
+    fixed = BRIDGES["tree-fixed"]
+    with pytest.raises(ValueError, match="base_wrench: this Pinocchio model has no free flyer"):
+        fixed.aba(None, None, np.zeros((2, fixed.n)), tau=np.zeros((1, fixed.n)),
+                  base_wrench=np.zeros((1, 6)))
     with pytest.raises(ValueError, match="q_pin: the free flyer's quaternion"):
         br.config_from_pin(np.zeros(br.model.nq))
     with pytest.raises(ValueError, match="base_pose: not in SE"):
