@@ -550,16 +550,8 @@ class PinocchioModel:
 
     def rnea(self, base_pose, base_twist, q, *, applied=None):
         """Order-0 inverse dynamics by ``pinocchio.rnea``:
-        :meth:`inverse_dynamics` at order 0, its rows as vectors.
-
-        Parameters
-        ----------
-        base_pose : (4, 4) or None
-        base_twist : (2, 6) or None
-            ``V₀, V̇₀``; ``None`` (or zeros) for a fixed base.
-        q : (3, n)
-            ``q, q̇, q̈``.
-        applied : (1, N, 6), keyword, optional
+        :meth:`inverse_dynamics` at order 0 (``base_twist (2, 6)`` = ``V₀, V̇₀``
+        or ``None``, ``q (3, n)`` = ``q, q̇, q̈``; keyword ``applied (1, N, 6)``).
 
         Returns
         -------
@@ -655,19 +647,9 @@ class PinocchioModel:
 
     def aba(self, base_pose, base_twist, q, *, tau, base_wrench=None, applied=None):
         """Order-0 forward dynamics by ``pinocchio.aba``:
-        :meth:`forward_dynamics` at order 0, the accelerations as vectors.
-
-        Parameters
-        ----------
-        base_pose : (4, 4) or None
-        base_twist : (1, 6) or None
-            ``V₀``; ``None`` (or zeros) for a fixed base.
-        q : (2, n)
-            ``q, q̇``.
-        tau : (1, n), keyword
-        base_wrench : (1, 6), keyword
-            Required with a free flyer, ``None`` without.
-        applied : (1, N, 6), keyword, optional
+        :meth:`forward_dynamics` at order 0 (``base_twist (1, 6)`` or
+        ``None``, ``q (2, n)``; keywords ``tau (1, n)``, ``base_wrench (1, 6)``
+        with a free flyer, ``applied (1, N, 6)``).
 
         Returns
         -------
