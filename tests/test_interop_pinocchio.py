@@ -12,9 +12,6 @@ Pinocchio's RNEA, CRBA, ABA and their analytic derivatives agreeing with
 liedyn's recursions.
 """
 
-import subprocess
-import sys
-import textwrap
 import warnings
 
 import numpy as np
@@ -29,7 +26,7 @@ from liedyn.interop.pinocchio import (depth_first_order, from_pinocchio, pair, s
 from liedyn.workspace import binomials
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
-from tests.helpers import assert_close, rel_err
+from tests.helpers import assert_close, rel_err, run_python
 from tests.robots import (Trajectory, central_difference_errors, joint_sample, real_robot,
                           tree_with_frames)
 
@@ -75,7 +72,7 @@ def _motion(model, rng, rows):
 
 
 def test_import_error_names_the_package():
-    code = textwrap.dedent("""
+    out = run_python("""
         import sys
         sys.modules["pinocchio"] = None          # as if not installed
         import liedyn
@@ -86,11 +83,8 @@ def test_import_error_names_the_package():
             to_pinocchio(random_tree(np.random.default_rng(0), 3))
         except ImportError as err:
             print("ImportError:", err)
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
-    assert out.returncode == 0, out.stderr
-    assert "needs Pinocchio" in out.stdout and "pip install pin" in out.stdout
+    """, timeout=120)
+    assert "needs Pinocchio" in out and "pip install pin" in out
 
 
 def test_depth_first_order_is_a_preorder_with_contiguous_subtrees():
