@@ -459,12 +459,17 @@ class _Reader:
         return (self.floats(o, "xyz", 3, np.zeros(3), where),
                 self.floats(o, "rpy", 3, np.zeros(3), where))
 
-    def link(self, el, k):
+    def named(self, el, kind, k):
+        """``(name, where)`` of the ``k``-th ``<link>`` or ``<joint>`` (``kind``),
+        its schema checked; a missing name is an error placed by position."""
         name = el.get("name")
         if not name:
-            self.fail(f"<link> number {k + 1}", "missing 'name' attribute")
-        where = f"link {name!r}"
-        self.check_schema(el, "link", ("link", name))
+            self.fail(f"<{kind}> number {k + 1}", "missing 'name' attribute")
+        self.check_schema(el, kind, (kind, name))
+        return name, f"{kind} {name!r}"
+
+    def link(self, el, k):
+        name, where = self.named(el, "link", k)
         iel = self.one(el, "inertial", where)
         if iel is None:
             return Link(name, None)
@@ -480,11 +485,7 @@ class _Reader:
         return Link(name, Inertial(mass, _ro(xyz), _ro(rpy), _ro(I)))
 
     def joint(self, el, k):
-        name = el.get("name")
-        if not name:
-            self.fail(f"<joint> number {k + 1}", "missing 'name' attribute")
-        where = f"joint {name!r}"
-        self.check_schema(el, "joint", ("joint", name))
+        name, where = self.named(el, "joint", k)
         jtype = self.attr(el, "type", where)
         if jtype not in _JOINT_TYPES + ("planar", "floating"):   # those two: see _describe
             self.fail(where, f"unknown joint type {jtype!r}; expected one of {_JOINT_TYPES}")

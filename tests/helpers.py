@@ -1,11 +1,32 @@
 """Shared test tools: a closeness assertion that fails on NaN, polynomial jets,
-and a Lie-group integrator for base poses driven by a twist trajectory."""
+a Lie-group integrator for base poses driven by a twist trajectory, and a
+fresh interpreter for code that could crash or must start clean."""
 
+import os
+import subprocess
+import sys
+import textwrap
 from math import factorial
+from pathlib import Path
 
 import numpy as np
 
 from liedyn import se3
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(script, timeout=300, **env):
+    """Run ``script`` (dedented) in a fresh interpreter at the repository root,
+    with the root on ``PYTHONPATH`` and ``env`` added to the environment; a
+    crash, a non-zero exit or a hang beyond ``timeout`` seconds fails the
+    calling test, not the run. Returns its standard output."""
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT), **env), capture_output=True,
+                         text=True, timeout=timeout)
+    assert out.returncode == 0, f"exit {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+    return out.stdout
 
 
 def assert_close(actual, desired, rtol, atol=0.0, what=""):

@@ -3,12 +3,7 @@ the bit, whatever the number of threads; they keep body jets only in a batch
 workspace, name the first bad sample, and leave the process safe to fork and
 to call from several threads."""
 
-import os
-import subprocess
-import sys
-import textwrap
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +11,7 @@ import pytest
 import liedyn
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import run_python
 
 
 def _samples(model, rng, B, r):
@@ -133,19 +127,11 @@ def test_batch_singular_pivot_names_sample_and_body():
                                       tau=np.zeros((2, 1, 1)))
 
 
-def _run(script, timeout=300):
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=ROOT,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
-                         text=True, timeout=timeout)
-    assert out.returncode == 0, f"exit {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
-    return out.stdout
-
-
 def test_fork_after_a_batch_call():
     """A multiprocessing pool forked after a batch call works: its workers run
     liedyn and return (they aborted with "fork() called from a process
     already using GNU OpenMP" and the pool hung for ever before)."""
-    out = _run("""
+    out = run_python("""
         import multiprocessing as mp
         import numpy as np
         import liedyn

@@ -6,15 +6,12 @@ reports, and none of these modules (nor the ones the tests import) pulls in
 Matplotlib or tqdm."""
 
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from experiments import _fit, _provenance, _table, _timing
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import run_python
 
 
 # ------------------------------------------------------------------- fits --
@@ -161,7 +158,5 @@ def test_helpers_and_the_modules_tests_import_load_without_plotting():
             "import experiments.roundtrip_growth\n"
             "bad = sorted(m for m in ('matplotlib', 'tqdm') if m in sys.modules)\n"
             "print(','.join(bad))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "", f"imported: {out.stdout.strip()}"
+    out = run_python(code)
+    assert out.strip() == "", f"imported: {out.strip()}"

@@ -8,10 +8,10 @@ import pytest
 
 import liedyn
 from liedyn import se3
+from liedyn.interop.pinocchio import depth_first_order, to_pinocchio
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_inertia, random_tree
 from tests.helpers import assert_close, integrate_pose, poly_jet, rel_err
-from tests.pinocchio_oracle import depth_first_order, to_pinocchio
 
 # Round-off only: every entry of M, C, g is a sum over ≤ N bodies of products
 # of O(1) factors (a few dozen flops each), and both sides of each comparison

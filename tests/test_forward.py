@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import liedyn
+from liedyn.interop.pinocchio import to_pinocchio
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests import series_oracle
 from tests.helpers import assert_close, poly_jet
-from tests.pinocchio_oracle import to_pinocchio
 
 U = np.finfo(float).eps / 2.0   # unit roundoff
 

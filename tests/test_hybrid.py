@@ -27,6 +27,22 @@ def _jets(rng, model, order):
     return C0, Vb, q, app
 
 
+def _random_split(seed, n_bodies, floating, base_motion, R):
+    """A random hybrid problem of order ``R``: a tree with armature and
+    damping, its jets (:func:`_jets`), half of its joints motion-driven,
+    joint force jets, and base wrench jets unless the base is motion-driven.
+    Returns ``(model, C0, Vb, q, app, mask, tau, W0)``."""
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, n_bodies, floating_base=floating, armature=True, damping=True)
+    n = model.n_joints
+    C0, Vb, q, app = _jets(rng, model, R)
+    mask = np.zeros(n, bool)
+    mask[rng.permutation(n)[: n // 2]] = True
+    tau = rng.normal(size=(R + 1, n))
+    W0 = None if base_motion else rng.normal(size=(R + 1, 6))
+    return model, C0, Vb, q, app, mask, tau, W0
+
+
 def _row_close(actual, desired, tol, what):
     """Each derivative row to ``tol · (1 + max|row|)``."""
     scale = tol * (1.0 + np.abs(desired).reshape(desired.shape[0], -1).max(axis=1))
@@ -121,14 +137,9 @@ def test_random_split_solves_the_closed_form(floating, base_motion, seed):
     1..R: the hybrid jets satisfy the r-th derivative of the closed form
     (closed_form_inverse_dynamics), which fixes the unknowns uniquely because
     M's block over the unknown accelerations is non-singular."""
-    rng = np.random.default_rng(seed)
-    model = random_tree(rng, 8, floating_base=floating, armature=True, damping=True)
-    n, R = model.n_joints, 3
-    C0, Vb, q, app = _jets(rng, model, R)
-    mask = np.zeros(n, bool)
-    mask[rng.permutation(n)[: n // 2]] = True
-    tau = rng.normal(size=(R + 1, n))
-    W0 = None if base_motion else rng.normal(size=(R + 1, 6))
+    R = 3
+    model, C0, Vb, q, app, mask, tau, W0 = _random_split(seed, 8, floating, base_motion, R)
+    n = model.n_joints
     Vin = None
     if floating:
         Vin = Vb.copy()
@@ -391,14 +402,8 @@ def test_closed_form_reference_at_every_order(floating, base_motion, seed):
     """The order-by-order closed-form solve of _closed_form_hybrid returns every
     jet, given or solved, of hybrid dynamics at orders 0..3 (and so is a
     reference the NaN-entries check above can rely on)."""
-    rng = np.random.default_rng(seed)
-    model = random_tree(rng, 7, floating_base=floating, armature=True, damping=True)
-    n, R = model.n_joints, 3
-    C0, Vb, q, app = _jets(rng, model, R)
-    mask = np.zeros(n, bool)
-    mask[rng.permutation(n)[: n // 2]] = True
-    tau = rng.normal(size=(R + 1, n))
-    W0 = None if base_motion else rng.normal(size=(R + 1, 6))
+    R = 3
+    model, C0, Vb, q, app, mask, tau, W0 = _random_split(seed, 7, floating, base_motion, R)
     hyb = liedyn.hybrid_dynamics(model, C0, Vb, q, R, motion_driven=mask, tau=tau,
                                  base_wrench=W0, applied=app, base_motion_driven=base_motion)
     ref = _closed_form_hybrid(model, C0, Vb if floating else np.zeros((R + 2, 6)), q, mask, tau,

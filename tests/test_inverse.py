@@ -1,6 +1,6 @@
 """Inverse dynamics of any order (SPEC §3–§4) against independent references.
 
-(a) order 0 equals Pinocchio's RNEA (converted, see ``tests/pinocchio_oracle``);
+(a) order 0 equals Pinocchio's RNEA (converted by ``liedyn.interop.pinocchio``);
 (b) order k+1 equals the central time difference of order k along smooth
     trajectories whose base pose is integrated on SE(3) from the twist;
 (c) order 0 equals the Euler–Lagrange equations of a kinetic and potential
@@ -25,11 +25,11 @@ import pytest
 
 import liedyn
 from liedyn import se3
+from liedyn.interop.pinocchio import to_pinocchio
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests.helpers import assert_close, integrate_pose, poly_jet
 from tests import series_oracle
-from tests.pinocchio_oracle import to_pinocchio
 
 EPS = np.finfo(float).eps
 
@@ -58,7 +58,7 @@ def _check_against_rnea(model, pm, C0, Vb, q, applied=None):
     """liedyn order 0 vs the oracle's RNEA: τ, and W₀ for a free-flyer mirror,
     to 1e-9 of the largest entry. Returns liedyn's result and that scale."""
     res = liedyn.inverse_dynamics(model, C0, Vb, q, 0, applied=applied)
-    W0, tau = pm.rnea(C0, Vb, q, applied)        # Vb None: base at rest
+    W0, tau = pm.rnea(C0, Vb, q, applied=applied)        # Vb None: base at rest
     scale = max(np.max(np.abs(tau)), np.max(np.abs(W0)), 1.0)
     assert_close(res.tau[0], tau, rtol=0, atol=1e-9 * scale, what="tau vs rnea")
     if pm.free_flyer:

@@ -6,16 +6,13 @@ study's output, figures and CSV tables; every study module takes ``--out``
 main job)."""
 
 import json
-import subprocess
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
 from experiments import _readme, reproduce
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, run_python
 
 
 def test_missing_study_is_skipped(tmp_path):
@@ -88,10 +85,7 @@ def test_every_study_takes_out_and_full():
             "            pass\n"
             "    out[name] = buf.getvalue()\n"
             "print(json.dumps(out))\n")
-    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
-    assert res.returncode == 0, res.stderr
-    for name, text in json.loads(res.stdout).items():
+    for name, text in json.loads(run_python(code)).items():
         assert "--out" in text and "--full" in text, name
 
 

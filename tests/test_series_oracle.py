@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from liedyn import se3
+from liedyn.interop.pinocchio import to_pinocchio
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests import series_oracle
 from tests.helpers import assert_close
-from tests.pinocchio_oracle import to_pinocchio
 
 MODELS = [
     pytest.param(lambda: aerial_manipulator(), 1, id="aerial"),
@@ -41,7 +41,7 @@ def test_order_zero_equals_pinocchio(make, seed):
     C0, Vb, q, app = _state(model, rng, 0)
     pm = to_pinocchio(model, base_pose=C0)
     ref = series_oracle.inverse_jets(model, C0, Vb, q, 0, app)
-    W0, tau = pm.rnea(C0, Vb, q, app)
+    W0, tau = pm.rnea(C0, Vb, q, applied=app)
     scale = max(np.abs(tau).max(), np.abs(W0).max(), 1.0)
     assert_close(ref["tau"][0], tau, rtol=0, atol=1e-12 * scale, what="tau")
     if model.floating_base:

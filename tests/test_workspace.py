@@ -4,30 +4,14 @@ own their outputs and refuse to hand out body jets a later call overwrote;
 the compiled kernels neither recompile across calls and orders nor allocate
 once their scratch is given."""
 
-import os
-import subprocess
-import sys
-import textwrap
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import liedyn
 from models.trees import random_tree
-from tests.helpers import assert_close
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _run(script, timeout=600, **env):
-    """Run ``script`` in a fresh interpreter: a crash fails the test, not the run."""
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=ROOT,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT), **env), capture_output=True,
-                         text=True, timeout=timeout)
-    assert out.returncode == 0, f"exit {out.returncode}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
-    return out.stdout
+from tests.helpers import assert_close, run_python
 
 
 def test_workspace_results_equal_fresh_results():
@@ -83,7 +67,7 @@ def test_a_builder_that_grows_cannot_corrupt_a_workspace():
     untouched, the model built after gets a clear error with the old
     workspace (torques off by 1e231, aborts, segfaults and a 10-minute spin
     before). In a subprocess, so a crash fails this test instead of the run."""
-    out = _run("""
+    out = run_python("""
         import numpy as np
         import liedyn
         from liedyn import ModelBuilder, Revolute, se3
@@ -192,7 +176,7 @@ def test_kernels_neither_recompile_nor_allocate():
     """In a fresh interpreter with numba's allocation statistics on: a call
     through each compiled entry point allocates nothing beyond adopting its
     array arguments, and one compiled specialisation serves every order."""
-    out = _run("""
+    out = run_python("""
         import numpy as np
         from numba.core.runtime import rtsys
         import liedyn
@@ -231,5 +215,5 @@ def test_kernels_neither_recompile_nor_allocate():
         for k in (_INVERSE_DYNAMICS, _FORWARD_DYNAMICS, _HYBRID_DYNAMICS):
             assert len(k.dispatcher.signatures) == 1, k.dispatcher.signatures
         print("ok")
-    """, NUMBA_NRT_STATS="1")
+    """, timeout=600, NUMBA_NRT_STATS="1")
     assert out.strip().endswith("ok")

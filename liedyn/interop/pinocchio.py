@@ -14,7 +14,16 @@ saying how to install it.
     bridge = pair(model, pin_model)          # two models of one robot (e.g. one URDF, two parsers)
     q_pin, v_pin = bridge.motion_to_pin(C0, V0_jet, q_jet)
     W0_jet, tau_jet = bridge.force_from_pin(C0, V0_jet, tau_pin_jet)
-    W0_jet, tau_jet = bridge.inverse_dynamics(C0, V0_jet, q_jet, 1)   # Pinocchio, liedyn conventions
+
+    # Pinocchio's dynamics with the arguments of liedyn.inverse_dynamics and
+    # liedyn.forward_dynamics: motion jets (a state is their first rows), force
+    # jets keyword-only
+    W0, tau = bridge.rnea(C0, V0_jet[:2], q_jet[:3], applied=applied[:1])   # (6,), (n,)
+    dV0, ddq = bridge.aba(C0, V0_jet[:1], q_jet[:2], tau=tau_jet[:1], base_wrench=W0_jet[:1])
+    M = bridge.mass_matrix(C0, q_jet[0])                                     # (nv, nv)
+    W0_jet, tau_jet = bridge.inverse_dynamics(C0, V0_jet[:3], q_jet[:4], 1, applied=applied[:2])
+    V0_jet, q_jet = bridge.forward_dynamics(C0, V0_jet[:1], q_jet[:2], 1, tau=tau_jet[:2],
+                                            base_wrench=W0_jet[:2], applied=applied[:2])
 
 Conventions
 -----------
@@ -52,6 +61,10 @@ differentiates with respect to the configuration in the tangent space of its
 ``v`` itself, and
 
     τ̇_pin = ∂τ/∂q v + ∂τ/∂v a + M ȧ,        ȧ = ∂a/∂q v + ∂a/∂v a + M⁻¹ τ̇_pin.
+
+Applied wrenches are Pinocchio's ``fext``, constant in the joint frames for
+those partial derivatives; their own rate ``ḟ_i`` in joint frame ``i`` adds
+``−Σ_i J_iᵀ ḟ_i`` to ``τ̇_pin`` (``J_i`` the joint frame's local Jacobian).
 
 Geometry: liedyn's body frame ``j`` and Pinocchio's frame of the joint that
 moves it may differ by a constant offset ``O_j`` (joint frame in body frame):
@@ -399,11 +412,10 @@ class PinocchioModel:
         return W, tau
 
     def state_to_pin(self, base_pose, base_twist, q):
-        """Pinocchio ``(q, v, a)`` from ``base_twist (2, 6)`` (``V₀, V̇₀``;
-        ``None`` for a fixed base) and ``q (3, n)`` (``q, q̇, q̈``)."""
-        qp, v = self.motion_to_pin(base_pose, None if base_twist is None
-                                   else as_array(base_twist, "base_twist", ndim=2)[:2],
-                                   as_array(q, "q", ndim=2)[:3])
+        """Pinocchio ``(q, v, a)`` from the jets of order-0 inverse dynamics:
+        ``base_twist (2, 6)`` (``V₀, V̇₀``; ``None`` for a fixed base) and
+        ``q (3, n)`` (``q, q̇, q̈``)."""
+        qp, v = self.motion_to_pin(base_pose, base_twist, check_jet(q, "q", (3, self.n)))
         return qp, v[0], v[1]
 
     def state_from_pin(self, q_pin, v_pin, a_pin):
@@ -447,33 +459,115 @@ class PinocchioModel:
         return out
 
     # -- dynamics by Pinocchio, liedyn conventions ------------------------------------
+    #
+    # Arguments as liedyn.inverse_dynamics and liedyn.forward_dynamics: motion
+    # jets with a leading derivative axis, a state being their first rows
+    # (``base_twist (1, 6)``, ``q (2, n)``), force jets keyword-only.
 
     def _damping(self):
         return self.liedyn_model.joint_damping[1:]
 
-    def rnea(self, base_pose, base_twist, q, applied=None):
-        """Order-0 inverse dynamics by Pinocchio's RNEA.
+    def _applied(self, q_pin, v_pin, applied, rows):
+        """Pinocchio's view of applied wrench jets ``(rows, N, 6)``, ``rows``
+        1 or 2: ``(fext at q_pin, Σ_i J_iᵀ ḟ_i (nv,))``, or ``(None, 0)``
+        without applied wrenches.
 
-        ``base_twist (≥ 2, 6)`` (``V₀, V̇₀``; ``None`` for a fixed base),
-        ``q (≥ 3, n)``, ``applied (N, 6)`` or ``(1, N, 6)``. Returns
-        ``(W₀ (6,), τ (n,))``; ``W₀`` is zero without a free flyer (with one on
-        a fixed liedyn base it is the support reaction).
+        ``f_i = Ad_{O_i}ᵀ W`` in joint frame ``O_i`` (:meth:`fext`); with
+        ``d/dt Ad_O = ad_V Ad_O = Ad_O ad_{V_i}`` (``V_i`` the joint frame's
+        local twist, Pinocchio's ``data.v[i]``) its rate is
+        ``ḟ_i = Ad_{O_i}ᵀ Ẇ + ad_{V_i}ᵀ f_i``, and it enters the generalised
+        force through ``J_i``, the joint frame's local Jacobian.
+        """
+        if applied is None:
+            return None, 0.0
+        pin = _pin()
+        W = check_jet(applied, "applied", (rows, self.liedyn_model.n_bodies, 6))
+        fext = self.fext(q_pin, W[0])
+        if rows == 1:
+            return fext, 0.0
+        pin.forwardKinematics(self.model, self.data, q_pin, v_pin)
+        pin.computeJointJacobians(self.model, self.data, q_pin)
+        rate = np.zeros(self.nb + self.n)
+        for j in range(self.liedyn_model.n_bodies):
+            i = int(self.joint_id[j])
+            if i:
+                AdT = se3.Ad(self.data.oMi[i].homogeneous).T
+                Vi = np.concatenate([self.data.v[i].angular, self.data.v[i].linear])
+                fdot = AdT @ W[1, j] + se3.ad(Vi).T @ (AdT @ W[0, j])
+                J = pin.getJointJacobian(self.model, self.data, i, pin.ReferenceFrame.LOCAL)
+                rate += J.T @ swap_halves(fdot)
+        return fext, rate
+
+    def inverse_dynamics(self, base_pose, base_twist, q, order, *, applied=None):
+        """Inverse dynamics of order 0 or 1 by Pinocchio, with the arguments
+        and jet shapes of :func:`liedyn.inverse_dynamics`.
+
+        Order 0 is ``pinocchio.rnea``; order 1 adds
+        ``τ̇_pin = ∂τ/∂q v + ∂τ/∂v a + M ȧ − Σ_i J_iᵀ ḟ_i`` from
+        ``pinocchio.computeRNEADerivatives`` (module docstring), the last term
+        from the rate of the applied wrenches in the joint frames.
+
+        Parameters
+        ----------
+        base_pose : (4, 4) or None
+        base_twist : (order+2, 6) or None
+            ``None`` (or zeros) for a fixed base.
+        q : (order+3, n)
+        order : 0 or 1
+        applied : (order+1, N, 6), keyword, optional
+            Applied wrench jets on the bodies (spatial, world frame).
+
+        Returns
+        -------
+        base_wrench : (order+1, 6) or None
+            ``None`` without a free flyer (with one on a fixed liedyn base:
+            the support reaction).
+        tau : (order+1, n)
+            Including the damping ``b q^(k+1)``.
+
+        Raises
+        ------
+        ValueError
+            ``order`` above 1, or a jet of the wrong shape (naming it).
         """
         pin = _pin()
-        q = as_array(q, "q", ndim=2)
-        qp, vp, ap = self.state_to_pin(base_pose, base_twist, q)
-        if applied is None:
-            tp = pin.rnea(self.model, self.data, qp, vp, ap)
+        r = _order01(order)
+        q = check_jet(q, "q", (r + 3, self.n))
+        qp, v = self.motion_to_pin(base_pose, base_twist, q)
+        fext, rate = self._applied(qp, v[0], applied, r + 1)
+        ext = () if fext is None else (fext,)
+        t = np.zeros((r + 1, self.nb + self.n))
+        if r == 0:
+            t[0] = pin.rnea(self.model, self.data, qp, v[0], v[1], *ext)
         else:
-            Wa = as_array(applied, "applied").reshape(self.liedyn_model.n_bodies, 6)
-            tp = pin.rnea(self.model, self.data, qp, vp, ap, self.fext(qp, Wa))
-        tbar = self.velocity_map(base_pose).T @ tp
-        tau = tbar[self.nb:] + self._damping() * q[1]
-        return (tbar[:6] if self.nb else np.zeros(6)), tau
+            dq, dv, da = pin.computeRNEADerivatives(self.model, self.data, qp, v[0], v[1], *ext)
+            t[0] = self.data.tau
+            M = np.triu(da) + np.triu(da, 1).T
+            t[1] = dq @ v[0] + dv @ v[1] + M @ v[2] - rate
+        W, tau = self.force_from_pin(base_pose, base_twist, t)
+        tau += self._damping() * q[1:r + 2]
+        return W, tau
+
+    def rnea(self, base_pose, base_twist, q, *, applied=None):
+        """Order-0 inverse dynamics by ``pinocchio.rnea``:
+        :meth:`inverse_dynamics` at order 0 (``base_twist (2, 6)`` = ``V₀, V̇₀``
+        or ``None``, ``q (3, n)`` = ``q, q̇, q̈``; keyword ``applied (1, N, 6)``).
+
+        Returns
+        -------
+        base_wrench : (6,)
+            ``W₀``; zero without a free flyer (with one on a fixed liedyn base:
+            the support reaction).
+        tau : (n,)
+            Including the damping ``b q̇``.
+        """
+        W, tau = self.inverse_dynamics(base_pose, base_twist, q, 0, applied=applied)
+        return (np.zeros(6) if W is None else W[0]), tau[0]
 
     def mass_matrix(self, base_pose, q):
         """``M = Tᵀ M_pin T`` ``(nv, nv)`` in liedyn's ``ν`` order, full and
-        symmetric (Pinocchio's CRBA; armature included)."""
+        symmetric (Pinocchio's CRBA; armature included); ``q`` ``(n,)`` as
+        for :func:`liedyn.mass_matrix`."""
         pin = _pin()
         qp = self.config_to_pin(base_pose, q)
         Mp = pin.crba(self.model, self.data, qp)
@@ -482,76 +576,13 @@ class PinocchioModel:
         M = T.T @ Mp @ T
         return 0.5 * (M + M.T)
 
-    def aba(self, base_pose, base_twist, q, qd, base_wrench, tau, applied=None):
-        """Order-0 forward dynamics by Pinocchio's ABA: ``(V̇₀ (6,), q̈ (n,))``.
-
-        ``base_twist`` is ``V₀`` ``(6,)`` (read only with a free flyer),
-        ``base_wrench`` ``W₀ (6,)``, ``tau (n,)``, ``applied (N, 6)``. Damping
-        enters as ``τ − b q̇``.
-        """
-        pin = _pin()
-        C0 = self._pose(base_pose)
-        T = self.velocity_map(C0)
-        qd = as_array(qd, "qd", shape=(self.n,))
-        nu = np.concatenate([as_array(base_twist, "base_twist", shape=(6,)) if self.nb
-                             else np.zeros(0), qd])
-        tbar = np.concatenate([as_array(base_wrench, "base_wrench", shape=(6,)) if self.nb
-                               else np.zeros(0),
-                               as_array(tau, "tau", shape=(self.n,)) - self._damping() * qd])
-        qp = self.config_to_pin(C0, q)
-        vp = T @ nu
-        tp = np.linalg.solve(T.T, tbar)
-        if applied is None:
-            ap = pin.aba(self.model, self.data, qp, vp, tp)
-        else:
-            ap = pin.aba(self.model, self.data, qp, vp, tp,
-                         self.fext(qp, as_array(applied, "applied").reshape(-1, 6)))
-        nudot = np.linalg.solve(T, ap)
-        return (nudot[:6] if self.nb else np.zeros(6)), nudot[self.nb:]
-
-    def inverse_dynamics(self, base_pose, base_twist, q, order):
-        """Inverse dynamics of order 0 or 1 by Pinocchio, in liedyn's
-        conventions and jet shapes.
-
-        Order 0 is ``pinocchio.rnea``; order 1 adds
-        ``τ̇_pin = ∂τ/∂q v + ∂τ/∂v a + M ȧ`` from
-        ``pinocchio.computeRNEADerivatives`` (module docstring).
-
-        Parameters
-        ----------
-        base_pose : (4, 4) or None
-        base_twist : (order+2, 6) or None
-        q : (order+3, n)
-        order : 0 or 1
-
-        Returns
-        -------
-        base_wrench : (order+1, 6) or None
-            ``None`` without a free flyer.
-        tau : (order+1, n)
-            Including the damping ``b q^(k+1)``.
-        """
-        pin = _pin()
-        r = _order01(order)
-        q = check_jet(q, "q", (r + 3, self.n))
-        qp, v = self.motion_to_pin(base_pose, base_twist, q)
-        t = np.zeros((r + 1, self.nb + self.n))
-        if r == 0:
-            t[0] = pin.rnea(self.model, self.data, qp, v[0], v[1])
-        else:
-            dq, dv, da = pin.computeRNEADerivatives(self.model, self.data, qp, v[0], v[1])
-            t[0] = self.data.tau
-            M = np.triu(da) + np.triu(da, 1).T
-            t[1] = dq @ v[0] + dv @ v[1] + M @ v[2]
-        W, tau = self.force_from_pin(base_pose, base_twist, t)
-        tau += self._damping() * q[1:r + 2]
-        return W, tau
-
-    def forward_dynamics(self, base_pose, base_twist, q, order, *, tau, base_wrench=None):
-        """Forward dynamics of order 0 or 1 by Pinocchio, liedyn conventions.
+    def forward_dynamics(self, base_pose, base_twist, q, order, *, tau, base_wrench=None,
+                         applied=None):
+        """Forward dynamics of order 0 or 1 by Pinocchio, with the arguments
+        and jet shapes of :func:`liedyn.forward_dynamics`.
 
         Order 0 is ``pinocchio.aba``; order 1 adds
-        ``ȧ = ∂a/∂q v + ∂a/∂v a + M⁻¹ τ̇_pin`` from
+        ``ȧ = ∂a/∂q v + ∂a/∂v a + M⁻¹ (τ̇_pin + Σ_i J_iᵀ ḟ_i)`` from
         ``pinocchio.computeABADerivatives``. Damping enters as
         ``τ^(k) − b q^(k+1)``.
 
@@ -559,18 +590,26 @@ class PinocchioModel:
         ----------
         base_pose : (4, 4) or None
         base_twist : (1, 6) or None
+            ``V₀``; ``None`` (or zeros) for a fixed base.
         q : (2, n)
             ``q, q̇``.
         order : 0 or 1
         tau : (order+1, n), keyword
-        base_wrench : (order+1, 6) or None, keyword
-            Required with a free flyer.
+        base_wrench : (order+1, 6), keyword
+            Required with a free flyer, ``None`` without.
+        applied : (order+1, N, 6), keyword, optional
 
         Returns
         -------
         base_twist : (order+2, 6)
             Zero without a free flyer.
         q : (order+3, n)
+
+        Raises
+        ------
+        ValueError
+            ``order`` above 1, a jet of the wrong shape, a missing or
+            superfluous ``base_wrench`` (naming the argument).
         """
         pin = _pin()
         r = _order01(order)
@@ -578,28 +617,50 @@ class PinocchioModel:
         tau = check_jet(tau, "tau", (r + 1, self.n))
         if self.nb and base_wrench is None:
             raise ValueError(f"base_wrench: a free flyer needs its wrench jet, shape ({r + 1}, 6)")
+        if base_wrench is not None:
+            if not self.nb:
+                raise ValueError("base_wrench: this Pinocchio model has no free flyer to carry "
+                                 "it; pass None")
+            base_wrench = check_jet(base_wrench, "base_wrench", (r + 1, 6))
         C0 = self._pose(base_pose)
         V0 = self._twist(base_twist, 1)
         qp, v = self.motion_to_pin(C0, V0, q)
+        fext, rate = self._applied(qp, v[0], applied, r + 1)
+        ext = () if fext is None else (fext,)
         b = self._damping()
         eff = tau.copy()
         eff[0] -= b * q[1]
-        t = self.force_to_pin(C0, V0, None if base_wrench is None else
-                              np.asarray(base_wrench, float)[:1], eff[:1])
+        t = self.force_to_pin(C0, V0, None if base_wrench is None else base_wrench[:1], eff[:1])
         vj = np.zeros((r + 2, self.nb + self.n))
         vj[0] = v[0]
         if r == 0:
-            vj[1] = pin.aba(self.model, self.data, qp, v[0], t[0])
+            vj[1] = pin.aba(self.model, self.data, qp, v[0], t[0], *ext)
         else:
-            dq, dv, dtau = pin.computeABADerivatives(self.model, self.data, qp, v[0], t[0])
+            dq, dv, dtau = pin.computeABADerivatives(self.model, self.data, qp, v[0], t[0], *ext)
             vj[1] = self.data.ddq
-            qdd = vj[1, self.v_index]
-            eff[1] -= b * qdd                                   # τ̇ − b q̈
+            eff[1] -= b * vj[1, self.v_index]                   # τ̇ − b q̈
             t = self.force_to_pin(C0, V0, base_wrench, eff)
             Minv = np.triu(dtau) + np.triu(dtau, 1).T
-            vj[2] = dq @ v[0] + dv @ vj[1] + Minv @ t[1]
+            vj[2] = dq @ v[0] + dv @ vj[1] + Minv @ (t[1] + rate)
         _, V, qo = self.motion_from_pin(qp, vj)
         return V, qo
+
+    def aba(self, base_pose, base_twist, q, *, tau, base_wrench=None, applied=None):
+        """Order-0 forward dynamics by ``pinocchio.aba``:
+        :meth:`forward_dynamics` at order 0 (``base_twist (1, 6)`` or
+        ``None``, ``q (2, n)``; keywords ``tau (1, n)``, ``base_wrench (1, 6)``
+        with a free flyer, ``applied (1, N, 6)``).
+
+        Returns
+        -------
+        base_acceleration : (6,)
+            ``V̇₀``; zero without a free flyer.
+        qdd : (n,)
+            ``q̈``.
+        """
+        V, qo = self.forward_dynamics(base_pose, base_twist, q, 0, tau=tau,
+                                      base_wrench=base_wrench, applied=applied)
+        return V[1], qo[2]
 
 
 def _order01(order):
