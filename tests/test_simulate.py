@@ -30,7 +30,7 @@ from liedyn import Inputs, ModelBuilder, SimulationError, State, Trajectory, se3
 from models.aerial_manipulator import AerialManipulatorParams, aerial_manipulator
 from models.trees import random_tree
 from tests.helpers import assert_close
-from tests.pinocchio_oracle import to_pinocchio
+from liedyn.interop.pinocchio import to_pinocchio
 
 _sim = sys.modules["liedyn.simulate"]          # the module (liedyn.simulate is the function)
 
