@@ -84,22 +84,25 @@ def _inverse_forward(model, r, rng, workspace=False):
             lambda: liedyn.forward_dynamics(*fargs, **fkw, workspace=wf))
 
 
+# The loops take every kernel argument as an argument of their own: a literal
+# (False, 0) would make numba compile a second, literal-typed copy of the kernel.
 @njit
-def _inverse_loop(K, model, ws, C0, V, q, W_app, r):
+def _inverse_loop(K, model, ws, C0, about, V, q, W_app, r):
     for _ in range(K):
-        inverse_dynamics_kernel(model, ws, C0, False, V, q, W_app, r)
-
-
-@njit
-def _forward_loop(K, model, ws, C0, V0, q0, tau_in, Wb, W_app, r):
-    for _ in range(K):
-        forward_dynamics_kernel(model, ws, C0, False, V0, q0, tau_in, Wb, W_app, r)
+        inverse_dynamics_kernel(model, ws, C0, about, V, q, W_app, r)
 
 
 @njit
-def _hybrid_loop(K, model, ws, C0, Vb, q, tau_in, Wb, W_app, r, motion):
+def _forward_loop(K, model, ws, C0, about, V0, q0, tau_in, Wb, W_app, r):
     for _ in range(K):
-        hybrid_dynamics_kernel(model, ws, C0, False, Vb, q, tau_in, Wb, W_app, r, motion, False)
+        forward_dynamics_kernel(model, ws, C0, about, V0, q0, tau_in, Wb, W_app, r)
+
+
+@njit
+def _hybrid_loop(K, model, ws, C0, about, Vb, q, tau_in, Wb, W_app, r, motion, base_motion):
+    for _ in range(K):
+        hybrid_dynamics_kernel(model, ws, C0, about, Vb, q, tau_in, Wb, W_app, r, motion,
+                               base_motion)
 
 
 def kernel_loop(model):
@@ -118,8 +121,8 @@ def _kernels_alone(model, r, rng):
     res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
     wi, wf = liedyn.Workspace(model, r), liedyn.Workspace(model, r)
     none = np.zeros((0, 0, 6))
-    iargs = (model._data, wi._data, C0, Vb, q, none, r)
-    fargs = (model._data, wf._data, C0, Vb[:1], q[:2], res.tau, res.base_wrench, none, r)
+    iargs = (model._data, wi._data, C0, False, Vb, q, none, r)
+    fargs = (model._data, wf._data, C0, False, Vb[:1], q[:2], res.tau, res.base_wrench, none, r)
     _inverse_loop(1, *iargs)
     _forward_loop(1, *fargs)
     K = kernel_loop(model)
@@ -134,8 +137,8 @@ def _hybrid_all_force(model, r, rng):
     res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
     ws, wk = liedyn.Workspace(model, r), liedyn.Workspace(model, r)
     mask = np.zeros(model.n_joints, dtype=bool)
-    args = (model._data, wk._data, C0, Vb, q, res.tau, res.base_wrench, np.zeros((0, 0, 6)), r,
-            np.zeros(model.n_bodies, dtype=bool))
+    args = (model._data, wk._data, C0, False, Vb, q, res.tau, res.base_wrench, np.zeros((0, 0, 6)),
+            r, np.zeros(model.n_bodies, dtype=bool), False)
     _hybrid_loop(1, *args)
     K = kernel_loop(model)
     return (lambda: liedyn.hybrid_dynamics(model, C0, Vb, q, r, motion_driven=mask, tau=res.tau,

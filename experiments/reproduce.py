@@ -56,6 +56,10 @@ STUDIES = (
     ("bench_summary", "Fig. 4: the paper's laws fitted to all costs", False),
     ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up", False),
     ("bench_robots", "real robots from their URDFs: cost against Pinocchio, r = 0, 1, 2, 5", True),
+    ("elastic_tracking", "control: elastic joints and rotor lag tracked by exact linearization",
+     False),
+    ("bench_control", "control: one controller step against single calls", False),
+    ("bench_simulate", "simulation: steps per second and their cost split", False),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)

@@ -29,7 +29,7 @@ def _tiny_model():
     return b.build()
 
 
-def warm_up(progress=None):
+def warm_up(progress=None, only=None):
     """Call each public algorithm once on a tiny model, so that every kernel
     is compiled (or loaded from the cache).
 
@@ -37,6 +37,8 @@ def warm_up(progress=None):
     ----------
     progress : callable ``(group, seconds)``, optional
         Called after each group of kernels with its name and wall time.
+    only : collection of str, optional
+        The groups to compile (default: all of them).
     """
     import liedyn
     from liedyn import control, se3
@@ -106,15 +108,22 @@ def warm_up(progress=None):
             liedyn.simulate(m, state, 0.02, dt=0.01, adaptive=True))),
         ("control", control_laws),
     ]
+    names = [g for g, _ in groups]
+    unknown = sorted(set(only or ()) - set(names))
+    if unknown:
+        raise ValueError(f"only: unknown kernel groups {unknown}; the groups are {names}")
     for group, call in groups:
-        timed(group, call)
+        if only is None or group in only:
+            timed(group, call)
 
 
 def main(argv=None):
     """Compile every kernel into the cache; the exit status is 0 on success."""
-    argparse.ArgumentParser(prog="python -m liedyn.compile",
-                            description="Compile every liedyn kernel into the on-disk cache."
-                            ).parse_args(argv)
+    ap = argparse.ArgumentParser(prog="python -m liedyn.compile",
+                                 description="Compile every liedyn kernel into the on-disk cache.")
+    ap.add_argument("--only", nargs="+", metavar="GROUP",
+                    help="compile only these kernel groups (e.g. 'inverse dynamics')")
+    args = ap.parse_args(argv)
     from . import _jit
 
     if not _jit.HAVE_NUMBA:
@@ -139,7 +148,7 @@ def main(argv=None):
         count, before = _jit.compiled_count() - before, _jit.compiled_count()
         print(f"  {group:<20} {seconds:6.1f} s  {count:3d} compiled", flush=True)
 
-    warm_up(progress)
+    warm_up(progress, args.only)
     print(f"done: {_jit.compiled_count()} kernels compiled in "
           f"{time.perf_counter() - start:.1f} s", flush=True)
     return 0

@@ -83,10 +83,13 @@ for _a in (_EMPTY1, _EMPTY2):
 # state at the step start; ``K``, ``F``, ``Om`` the stage rates and increment;
 # ``E`` scratch; ``C``, ``x`` the stage state, ``V1`` and ``qq`` views of ``x``
 # in the shapes of the forward-dynamics kernel; ``tau``, ``Wb``, ``Wa``,
-# ``zdot`` the stage inputs (wrenches about ``o``). The kernel leaves its
-# outputs in the workspace (``ws.base_twist``, ``ws.q``).
+# ``zdot`` the stage inputs (wrenches about ``o``); ``about_base`` the
+# kernel's reference flag, false (the stage pose is relative to ``o``, which
+# the kernel takes for the world origin), kept here so that the kernel is
+# called with the same (non-literal) argument types as everywhere else. The
+# kernel leaves its outputs in the workspace (``ws.base_twist``, ``ws.q``).
 _SIM_FIELDS = ("A", "R", "o", "xn", "K", "F", "Om", "E", "C", "x", "V1", "qq", "tau", "Wb",
-               "Wa", "zdot")
+               "Wa", "zdot", "about_base")
 
 # The trajectory's state columns, filled by the kernels.
 _REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_acceleration",
@@ -125,8 +128,8 @@ else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
 
 
 @njit
-def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot):
-    return _SimData(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot)
+def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, about_base):
+    return _SimData(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, about_base)
 
 
 @njit
@@ -255,8 +258,8 @@ def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
     if bad != 0:
         return 1, bad
     Wa = sim.Wa if Wa_u.shape[0] != 0 else sim.Wa[:0]
-    status = forward_dynamics_kernel(model, ws, sim.C, False, sim.V1, sim.qq, sim.tau, sim.Wb,
-                                     Wa, 0)
+    status = forward_dynamics_kernel(model, ws, sim.C, sim.about_base, sim.V1, sim.qq, sim.tau,
+                                     sim.Wb, Wa, ws.order)
     if status != OK:
         return 2, status
     _rates(ws, sim, i, n)
@@ -788,7 +791,7 @@ class _Run:
              "Om": np.zeros(6), "E": np.empty((4, 4)), "C": np.eye(4), "x": x,
              "V1": x[:6].reshape(1, 6), "qq": x[6:6 + 2 * n].reshape(2, n),
              "tau": np.zeros((1, n)), "Wb": np.zeros((1 if self.floating else 0, 6)),
-             "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m)}
+             "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m), "about_base": False}
         self.b = b
         self.sim = _SIM.call(*(b[f] for f in _SIM_FIELDS))
         self.want_state = self.plant is not None or (self.controller is not None
