@@ -22,7 +22,6 @@ Inward pass (leaves first):
     τ_j^(k) = Σ_a binom(k, a) S_j^(a)ᵀ W_j^(k−a) + I_a q_j^(k+2) + b q_j^(k+1)
 """
 
-import numpy as np
 
 from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
                       applied_arg,

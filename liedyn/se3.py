@@ -553,8 +553,9 @@ def spatial_inertia(mass, com, inertia_at_com):
     c = hat(as_array(com, "com", shape=(3,)))
     J = as_array(inertia_at_com, "inertia_at_com", shape=(3, 3))
     out = np.empty((6, 6))
-    out[:3, :3] = J + m * c @ c.T
-    out[:3, 3:] = m * c
-    out[3:, :3] = m * c.T
-    out[3:, 3:] = m * np.eye(3)
+    with np.errstate(over="ignore", invalid="ignore"):      # refused just below
+        out[:3, :3] = J + m * c @ c.T
+        out[:3, 3:] = m * c
+        out[3:, :3] = m * c.T
+        out[3:, 3:] = m * np.eye(3)
     return _finite(out, "mass, com")

@@ -291,7 +291,7 @@ def _closed_form_hybrid(model, C0, Vb, q, mask, tau, W0, app, base_motion, R):
     accelerations solve ``M_uu ν_u = τ̄_u − b_u`` and the unknown forces follow
     as ``M_k ν + b_k``. ``Vb``, ``q``, ``tau`` full-size, unknown entries
     ignored. Returns ``(base_twist, q, base_wrench, tau)`` jets (``τ̄`` split)."""
-    n, nv = model.n_joints, model.nv
+    nv = model.nv
     floating = model.floating_base
     known = _generalised(model, np.full(6, base_motion), mask)          # known accelerations
     nu = np.zeros((R + 2, nv))

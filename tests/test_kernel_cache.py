@@ -297,7 +297,7 @@ def test_first_compilation_is_announced_once(tmp_path):
     assert run_exp(xdg, tmp) == ""
 
 
-GROUPS = ["model", "inverse dynamics", "forward dynamics"]   # a cold compile of all: minutes
+GROUPS = ["inverse dynamics", "forward dynamics"]   # a cold compile of all takes minutes
 
 
 def test_compile_ahead_fills_the_cache(tmp_path):

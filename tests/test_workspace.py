@@ -11,7 +11,7 @@ import pytest
 
 import liedyn
 from models.trees import random_tree
-from tests.helpers import assert_close, run_python
+from tests.helpers import run_python
 
 
 def test_workspace_results_equal_fresh_results():
