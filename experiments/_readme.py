@@ -39,13 +39,24 @@ def speed_paragraph(speed_rows, summary_rows=()):
     have = lambda *names: all(("N=101", n) in v for n in names)      # noqa: E731
     pin = all(("N=101 ratio", n) in v for n in ("ID r=0 / pinocchio rnea",
                                                 "FD r=0 / pinocchio aba"))
-    if have("ID r=0", "ID r=5", "ID r=10", "FD r=0", "FD r=5"):
+    small = {k: v.get(("small", f"N=7 {k}")) for k in (
+        "ID r=0", "ID r=5", "FD r=0", "FD r=5", "pinocchio rnea", "pinocchio aba")}
+    if None not in small.values():
         out.append(
-            f"At N = 101 (five branches of twenty links) inverse dynamics takes {us('ID r=0')} at "
-            f"r = 0" + (f" ({ratio('ID r=0 / pinocchio rnea')} Pinocchio's `rnea`)" if pin else "")
-            + f", {us('ID r=5')} at r = 5 and {us('ID r=10')} at r = 10; forward dynamics "
-            f"{us('FD r=0')} at r = 0" + (f" ({ratio('FD r=0 / pinocchio aba')} Pinocchio's `aba`)"
-                                          if pin else "") + f" and {us('FD r=5')} at r = 5.")
+            "On the paper's aerial manipulator (N = 7), with a workspace, inverse dynamics takes "
+            f"{small['ID r=0']:.1f} µs at r = 0 ({small['ID r=0'] / small['pinocchio rnea']:.2f}× "
+            f"Pinocchio's `rnea`) and {small['ID r=5']:.1f} µs at r = 5; forward dynamics "
+            f"{small['FD r=0']:.1f} µs at r = 0 ({small['FD r=0'] / small['pinocchio aba']:.2f}× "
+            f"`aba`) and {small['FD r=5']:.1f} µs at r = 5.")
+    if have("ID r=0 ws", "ID r=5 ws", "ID r=10 ws", "FD r=0 ws", "FD r=5 ws"):
+        out.append(
+            f"At N = 101 (five branches of twenty links), with a workspace, inverse dynamics takes "
+            f"{us('ID r=0 ws')} at r = 0" + (f" ({ratio('ID r=0 / pinocchio rnea')} Pinocchio's "
+                                             f"`rnea`)" if pin else "")
+            + f", {us('ID r=5 ws')} at r = 5 and {us('ID r=10 ws')} at r = 10; forward dynamics "
+            f"{us('FD r=0 ws')} at r = 0" + (f" ({ratio('FD r=0 / pinocchio aba')} Pinocchio's "
+                                             f"`aba`)" if pin else "") + f" and "
+            f"{us('FD r=5 ws')} at r = 5.")
     if all(("N=101 ratio", n) in v for n in ("ID r=1 / pinocchio d/dt rnea",
                                              "FD r=1 / pinocchio d/dt aba")):
         out.append(f"The first time derivative costs {ratio('ID r=1 / pinocchio d/dt rnea')} "
