@@ -3,13 +3,13 @@ paper's Fig. 2, so that a reader can check the geometry (SPEC §8).
 
     python -m experiments.aerial_manipulator_drawing [--out DIR]
 
-(a) A 3-D view at the home configuration (q = 0) and (b) the view from
-above, both from the model: body frames at the poses forward kinematics
+(a) A 3-D view at the home configuration (q = 0), (b) the view from
+above and (c) the view from the front, all from the model: body frames at the poses forward kinematics
 gives (x red, y green, z blue), links from joint to joint through each
 centre of mass, every joint axis as an arrow through its joint point,
 labelled with the paper's name (``q₂ … q₇``), and the six propeller frames
 ``C_{p_i} = R_z((2−i)π/3) T_x(a) R_x(α_i) R_y(β)`` with their discs, thrust
-axes (tilted by the cant angle) and spin directions. (c) The tree as the
+axes (tilted by the cant angle) and spin directions. (d) The tree as the
 paper's Fig. 2(b) draws it: bodies ``B₁ … B₇``, joints on the edges.
 
 Prints the propeller frames and joint axes in the base frame, and writes
@@ -112,7 +112,7 @@ def _graph(ax):
         ax.text(x, y, f"B{_sub(j)}", ha="center", va="center", fontsize=11,
                 bbox=dict(boxstyle="circle", fc="white", ec="k"))
     ax.text(0.5, 1.0, "base (6 propellers)", ha="center", fontsize=9)
-    ax.set(xlim=(0, 1), ylim=(0.0, 1.05), title="(c) the tree: bodies and joints")
+    ax.set(xlim=(0, 1), ylim=(0.0, 1.05), title="(d) the tree: bodies and joints")
     ax.axis("off")
 
 
