@@ -1,7 +1,7 @@
 """Reproduce the paper's experiments and figures in one command.
 
     python -m experiments.reproduce            # every study in quick mode (a few minutes)
-    python -m experiments.reproduce --full     # every study with the paper's sizes (hours)
+    python -m experiments.reproduce --full     # every study with the paper's sizes (about half an hour here)
 
 Run from the repository root. Each study of ``experiments/`` runs in turn by
 its ``main(argv)``: the drawing of the aerial manipulator (Fig. 2), its
@@ -285,7 +285,7 @@ def _assumptions_markdown():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true",
-                    help="the paper's sizes (hours) instead of quick mode; writes *_full files")
+                    help="the paper's sizes (about half an hour here) instead of quick mode; writes *_full files")
     ap.add_argument("--only", nargs="+", metavar="STUDY", choices=[s for s, _, _ in STUDIES],
                     help="run only these studies")
     ap.add_argument("--resume", action="store_true",
