@@ -71,7 +71,7 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _UID = os.getuid() if hasattr(os, "getuid") else None
 _FOLDER_NAME = re.compile(r"numba-[0-9a-f]{16}")
 _STALE_SECONDS = 30 * 24 * 3600.0    # a folder unused this long is removed whole
-_COMPILE_SECONDS = "30 to 90 s"  # every kernel (python -m liedyn.compile: 33 s on one free core)
+_COMPILE_SECONDS = "about 2 minutes of CPU time"  # python -m liedyn.compile: 61 kernels, 116 s of CPU
 
 # Per-process state. Every hook below runs under numba's global compiler lock.
 _folder = None            # the cache folder of this source version, or None
@@ -254,7 +254,7 @@ def _first_compile(folder):
         return
     where = (f"cached in {folder} for later processes" if folder is not None else
              "not cached (no usable cache folder), so every process compiles them again")
-    print(f"liedyn: compiling numba kernels on first use: a few seconds per algorithm, "
+    print(f"liedyn: compiling numba kernels on first use: 5 to 40 s per algorithm, "
           f"{_COMPILE_SECONDS} for all of them; {where}. "
           f"`python -m liedyn.compile` compiles them all ahead of time.",
           file=sys.stderr, flush=True)
