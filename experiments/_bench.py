@@ -24,7 +24,7 @@ from models.trees import benchmark_tree
 
 from . import _fit
 from ._provenance import stamp
-from ._table import ResultTable, num
+from ._table import ResultTable, num, select
 from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
 
 matplotlib.use("Agg")
@@ -200,21 +200,22 @@ def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
 
 # ------------------------------------------------------------------- fits --
 
-def law_fits(table, field):
-    """The paper's laws fitted to one recursion benchmark (:mod:`experiments._fit`):
+def law_fits(rows, field):
+    """The paper's laws fitted to the rows (dicts, e.g. ``table.rows`` or a
+    CSV's rows) of one recursion benchmark (:mod:`experiments._fit`):
     ``{("N", r): linear fit of t = c₀ + c₁ N at order r, ("r",): quadratic fit
     of t = c₀ + c₁ r + c₂ r² at N = 101}``, times in seconds; sweeps with too
     few points are left out."""
     out = {}
     for r in ORDERS_VS_N:
-        rows = table.select(sweep="N", r=r)
-        if len(rows) >= 3:
-            out[("N", r)] = _fit.fit("linear", [num(x, "N") for x in rows],
-                                     [num(x, field) for x in rows])
-    rows = table.select(sweep="r")
-    if len(rows) >= 4:
-        out[("r",)] = _fit.fit("quadratic", [num(x, "r") for x in rows],
-                               [num(x, field) for x in rows])
+        sel = select(rows, sweep="N", r=r)
+        if len(sel) >= 3:
+            out[("N", r)] = _fit.fit("linear", [num(x, "N") for x in sel],
+                                     [num(x, field) for x in sel])
+    sel = select(rows, sweep="r")
+    if len(sel) >= 4:
+        out[("r",)] = _fit.fit("quadratic", [num(x, "r") for x in sel],
+                               [num(x, field) for x in sel])
     return out
 
 
@@ -261,7 +262,7 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
     ncol = 3 if ratio else 2
     fig, axes = plt.subplots(1, ncol, figsize=(5.6 * ncol, 4.8), layout="constrained")
     ax1, ax2 = axes[0], axes[1]
-    fits = law_fits(table, field)
+    fits = law_fits(table.rows, field)
     robust = robust_field(field)
     orders = [r for r in ORDERS_VS_N if table.select(sweep="N", r=r)]
     for r, col in zip(orders, colors(len(orders))):
@@ -327,7 +328,7 @@ def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **
     print(f"measured {measured} points in this run, kept {len(table.kept)} "
           f"({table.stamp['machine']}; code {table.stamp['code']})")
     report(table)
-    fits = law_fits(table, plot["field"])
+    fits = law_fits(table.rows, plot["field"])
     lines = [[f"r = {key[1]}", "t = c0 + c1 N", describe_linear(f)]
              for key, f in fits.items() if key[0] == "N"]
     if ("r",) in fits:

@@ -18,6 +18,12 @@ def _fmt(x):
     return str(x)
 
 
+def select(rows, **where):
+    """The rows (dicts) whose fields equal ``where``, compared as strings, so
+    that a CSV's strings match numbers: ``select(rows, sweep="N", r=0)``."""
+    return [r for r in rows if all(str(r[k]) == str(v) for k, v in where.items())]
+
+
 def num(row, field):
     """A float field of a CSV row; NaN when empty or absent."""
     v = row.get(field, "")
@@ -106,7 +112,8 @@ class ResultTable:
         self._rewrite()
 
     def select(self, **where):
-        return [r for r in self.rows if all(str(r[k]) == str(v) for k, v in where.items())]
+        """:func:`select` on the table's rows."""
+        return select(self.rows, **where)
 
 
 def write_rows(path, fields, rows, stamp=None):

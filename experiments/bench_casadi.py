@@ -60,7 +60,7 @@ from liedyn.baselines import CasadiBaseline
 from . import _bench as B
 from . import _fit
 from ._provenance import stamp
-from ._table import ResultTable, num
+from ._table import ResultTable, num, select
 
 FIELDS = ["kind", "N", "r", "status", "build_s", "nodes", "peak_rss_gb", "calls",
           "casadi_mean_s", "casadi_round_median_min_s", "liedyn_mean_s",
@@ -184,11 +184,12 @@ def _measure(model, kind, r, rng, table, caps):
     return None
 
 
-def growth_fits(table, kind, N):
-    """Geometric laws fitted to the measured orders of one map:
+def growth_fits(rows, kind, N):
+    """Geometric laws fitted to the measured orders of one map, from the rows
+    (dicts, e.g. ``table.rows`` or the CSV's rows) of this benchmark:
     ``{"time": Fit of the mean evaluation time, "nodes": Fit of the graph
     size}``; empty with fewer than three measured orders."""
-    rows = [x for x in table.select(kind=kind, N=N) if x["casadi_mean_s"] and x["calls"] != "1"]
+    rows = [x for x in select(rows, kind=kind, N=N) if x["casadi_mean_s"] and x["calls"] != "1"]
     if len(rows) < 3:
         return {}
     r = [num(x, "r") for x in rows]
@@ -201,7 +202,7 @@ def extrapolate(table, N):
     measured, from :func:`growth_fits`; returns the fits per kind."""
     out = {}
     for kind in KINDS:
-        fits = growth_fits(table, kind, N)
+        fits = growth_fits(table.rows, kind, N)
         out[kind] = fits
         if not fits:
             continue
