@@ -70,25 +70,32 @@ def us(seconds):
 
 # ------------------------------------------------------------- arguments --
 
-def parser(doc, calls_default=(None, None), timing=True):
-    """Arguments shared by the benchmarks; ``calls_default`` (quick, full)
-    overrides the module's defaults in the help text; ``timing=False`` leaves
-    out the options of scripts that measure (``--calls``, ``--resume``, …)."""
-    quick, full = (c if c is not None else d for c, d in zip(calls_default, (CALLS_QUICK, CALLS_FULL)))
+def parser(doc, *, calls=None, resume=False, sizes=False, pinocchio=False):
+    """Arguments of a script: always ``--quick``/``--full``, ``--out`` and
+    ``--no-progress``; then only the options the script honours:
+    ``calls=(quick, full)`` adds ``--calls`` with these defaults (read back
+    by :func:`calls_for`), ``resume`` adds ``--resume`` (:func:`open_table`),
+    ``sizes`` adds ``--n-bod-max`` (:func:`sweep_points`) and ``pinocchio``
+    adds ``--pin-max-gb`` (:func:`pinocchio_calls`)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sweep, minutes (default)")
     mode.add_argument("--full", action="store_true",
                       help="the paper's Table 4 sizes; writes *_full.csv / *_full.png")
-    if timing:
+    if calls is not None:
+        quick, full = calls
         ap.add_argument("--calls", type=int, default=None,
                         help=f"timed calls per point (default {quick} quick, {full} full)")
+        ap.set_defaults(calls_default=(quick, full))
+    if resume:
         ap.add_argument("--resume", action="store_true",
                         help="keep the rows of an earlier, cut-short run measured on this "
                              "machine at this code version (default: measure every row afresh)")
+    if sizes:
         ap.add_argument("--n-bod-max", type=int, default=None,
                         help="leave out tree sizes with more bodies per branch (a shorter trial)")
+    if pinocchio:
         ap.add_argument("--pin-max-gb", type=float, default=PIN_MAX_GB,
                         help=f"time Pinocchio only where its Data needs at most this many GB "
                              f"(≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes; default {PIN_MAX_GB})")
@@ -99,12 +106,28 @@ def parser(doc, calls_default=(None, None), timing=True):
 
 
 def calls_for(args):
-    return args.calls if args.calls is not None else (CALLS_FULL if args.full else CALLS_QUICK)
+    """``--calls``, or the default of the mode given to :func:`parser`."""
+    if args.calls is not None:
+        return args.calls
+    quick, full = args.calls_default
+    return full if args.full else quick
 
 
 def output_stem(args, name):
     """``<out>/<name>`` in quick mode, ``<out>/<name>_full`` with ``--full``."""
     return Path(args.out) / (f"{name}_full" if args.full else name)
+
+
+def open_table(args, name, fields, key):
+    """``(stem, table)``: the :class:`ResultTable` ``<stem>.csv`` of
+    :func:`output_stem` with the provenance stamp, measured afresh or, with
+    ``--resume``, keeping the rows of this machine and code version (printed)."""
+    stem = output_stem(args, name)
+    table = ResultTable(f"{stem}.csv", fields, key, stamp=stamp(), resume=args.resume)
+    note = table.resume_note()
+    if note:
+        print(note)
+    return stem, table
 
 
 # ----------------------------------------------------------------- sweeps --
@@ -317,13 +340,9 @@ def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **
     """``main`` of a recursion benchmark: parse, sweep (afresh, or resuming
     with ``--resume``), print the table and the fitted laws, plot with
     :func:`plot_sweeps` (``plot`` its keyword arguments)."""
-    args = parser(doc).parse_args(argv)
-    stem = output_stem(args, name)
-    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], stamp=stamp(),
-                        resume=args.resume)
-    note = table.resume_note()
-    if note:
-        print(note)
+    args = parser(doc, calls=(CALLS_QUICK, CALLS_FULL), resume=True, sizes=True,
+                  pinocchio=True).parse_args(argv)
+    stem, table = open_table(args, name, columns, ["sweep", "n_bod", "r"])
     measured = run_sweep(args, table, callables, fields, desc)
     print(f"measured {measured} points in this run, kept {len(table.kept)} "
           f"({table.stamp['machine']}; code {table.stamp['code']})")

@@ -59,8 +59,7 @@ from liedyn.baselines import CasadiBaseline
 
 from . import _bench as B
 from . import _fit
-from ._provenance import stamp
-from ._table import ResultTable, num, select
+from ._table import num, select
 
 FIELDS = ["kind", "N", "r", "status", "build_s", "nodes", "peak_rss_gb", "calls",
           "casadi_mean_s", "casadi_round_median_min_s", "liedyn_mean_s",
@@ -291,7 +290,7 @@ def plot(table, N, stem, fits):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, (QUICK["calls"], FULL["calls"]))
+    ap = B.parser(__doc__, calls=(QUICK["calls"], FULL["calls"]), resume=True)
     ap.add_argument("--max-order", type=int, default=8, help="highest order r (default 8)")
     ap.add_argument("--n-bod", type=int, default=B.N_BOD_AT_101,
                     help=f"bodies per branch (default {B.N_BOD_AT_101}: N = 101)")
@@ -308,12 +307,7 @@ def main(argv=None):
     for k in ("calls", "build_cap", "eval_cap", "max_gb", "budget"):
         if getattr(args, k) is not None:
             caps[k] = getattr(args, k)
-    stem = B.output_stem(args, "bench_casadi")
-    table = ResultTable(f"{stem}.csv", FIELDS, ["kind", "N", "r"], stamp=stamp(),
-                        resume=args.resume)
-    note = table.resume_note()
-    if note:
-        print(note)
+    stem, table = B.open_table(args, "bench_casadi", FIELDS, ["kind", "N", "r"])
     model = B.tree(args.n_bod)
     stops = []
     with tqdm(total=len(KINDS) * (args.max_order + 1), desc="CasADi orders",

@@ -249,16 +249,12 @@ def plot(table, names, stem):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__)
+    ap = B.parser(__doc__, calls=(B.CALLS_QUICK, B.CALLS_FULL), resume=True,
+                  pinocchio=True)
     ap.add_argument("--robots", nargs="+", choices=list(ROBOTS), default=list(ROBOTS),
                     help="robots to measure (default: all)")
     args = ap.parse_args(argv)
-    stem = B.output_stem(args, "bench_robots")
-    table = B.ResultTable(f"{stem}.csv", FIELDS, ["robot", "algo", "r"], stamp=B.stamp(),
-                          resume=args.resume)
-    note = table.resume_note()
-    if note:
-        print(note)
+    stem, table = B.open_table(args, "bench_robots", FIELDS, ["robot", "algo", "r"])
     measure(args, table, args.robots)
     report(table, args.robots)
     png = plot(table, args.robots, stem)

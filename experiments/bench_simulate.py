@@ -229,7 +229,7 @@ def markdown(rows, full):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, timing=False)
+    ap = B.parser(__doc__)
     ap.add_argument("--repeats", type=int, default=None,
                     help="runs per case (default 3 quick, 5 full)")
     args = ap.parse_args(argv)

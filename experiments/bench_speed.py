@@ -470,10 +470,8 @@ def plot_growth(vs_n, vs_r, fits, stem):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, calls_default=(300, 1000), timing=False)
-    ap.add_argument("--calls", type=int, default=None, help="timed calls per point")
-    args = ap.parse_args(argv)
-    calls = args.calls or (1000 if args.full else 300)
+    args = B.parser(__doc__, calls=(300, 1000)).parse_args(argv)
+    calls = B.calls_for(args)
     progress = not args.no_progress
     rng = np.random.default_rng(0)
     rows = []

@@ -194,7 +194,7 @@ def plot(inv, fwd, cas, curves, stem):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, timing=False)
+    ap = B.parser(__doc__)
     args = ap.parse_args(argv)
     inv = _load(args, "bench_inverse")
     fwd = _load(args, "bench_forward")
