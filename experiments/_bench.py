@@ -198,15 +198,43 @@ def forward_inputs(model, order, rng):
             np.zeros((order + 1, 6)), np.zeros((order + 1, n)))
 
 
-def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
+def pinocchio_fits(model, max_gb=PIN_MAX_GB):
+    """Whether Pinocchio's ``Data`` for ``model`` needs at most ``max_gb`` GB:
+    it allocates buffers cubic in ``nv`` (second-order derivative tensors),
+    measured at ``PIN_BYTES_PER_NV3 · nv³`` bytes, which is 65 GB at N = 996."""
+    return PIN_BYTES_PER_NV3 * (model.nv ** 3) <= max_gb * 1e9
+
+
+def pinocchio_derivative_calls(pin, pmod, pdata, q, v, a, tau, jerk, tau_dot):
+    """``(rnea_d1, aba_d1)``: the first time derivative of inverse and forward
+    dynamics the way a Pinocchio user gets it, in Pinocchio's conventions:
+    ``τ̇ = ∂τ/∂q v + ∂τ/∂v a + M jerk`` after ``computeRNEADerivatives(q, v, a)``
+    and ``q⃛ = ∂q̈/∂q v + ∂q̈/∂v q̈ + M⁻¹ τ̇`` after ``computeABADerivatives(q,
+    v, tau)`` (``q̈`` the acceleration that call computes); ``v``, ``a``,
+    ``tau``, ``jerk``, ``tau_dot`` ``(nv,)``."""
+
+    def rnea_d1():
+        pin.computeRNEADerivatives(pmod, pdata, q, v, a)
+        return pdata.dtau_dq @ v + pdata.dtau_dv @ a + pdata.M @ jerk
+
+    def aba_d1():
+        pin.computeABADerivatives(pmod, pdata, q, v, tau)
+        return pdata.ddq_dq @ v + pdata.ddq_dv @ pdata.ddq + pdata.Minv @ tau_dot
+
+    return rnea_d1, aba_d1
+
+
+def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB, derivatives=False):
     """``(rnea, aba)``: zero-argument callables running Pinocchio's own
     ``rnea`` and ``aba`` on the same tree at a random state (raw calls, no
     convention conversion inside the timing), or ``None`` when Pinocchio or
     the test oracle that mirrors liedyn models is not available, or when
-    Pinocchio's ``Data`` would need more than ``max_gb`` GB: it allocates
-    buffers cubic in ``nv`` (second-order derivative tensors), measured at
-    ``PIN_BYTES_PER_NV3 · nv³`` bytes, which is 65 GB at N = 996."""
-    if PIN_BYTES_PER_NV3 * (model.nv ** 3) > max_gb * 1e9:
+    Pinocchio's ``Data`` would need more than ``max_gb`` GB
+    (:func:`pinocchio_fits`). Draws ``q``, ``v``, ``a`` from ``rng``; ``aba``
+    takes a zero ``τ``. With ``derivatives`` it then draws ``τ`` (taken by
+    ``aba``) and a jerk (also used as ``τ̇``), and appends the derivative routes
+    of :func:`pinocchio_derivative_calls`: ``(rnea, aba, rnea_d1, aba_d1)``."""
+    if not pinocchio_fits(model, max_gb):
         return None
     try:
         import pinocchio as pin
@@ -214,11 +242,17 @@ def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
     except ImportError:
         return None
     pm = to_pinocchio(model)
-    qp = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
-    v, a = rng.normal(size=pm.model.nv), rng.normal(size=pm.model.nv)
-    tau = np.zeros(pm.model.nv)
     pmod, pdata = pm.model, pm.data
-    return (lambda: pin.rnea(pmod, pdata, qp, v, a), lambda: pin.aba(pmod, pdata, qp, v, tau))
+    qp = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
+    v, a = rng.normal(size=pmod.nv), rng.normal(size=pmod.nv)
+    if derivatives:
+        tau, jerk = rng.normal(size=pmod.nv), rng.normal(size=pmod.nv)
+    else:
+        tau = np.zeros(pmod.nv)
+    calls = (lambda: pin.rnea(pmod, pdata, qp, v, a), lambda: pin.aba(pmod, pdata, qp, v, tau))
+    if not derivatives:
+        return calls
+    return calls + pinocchio_derivative_calls(pin, pmod, pdata, qp, v, a, tau, jerk, jerk)
 
 
 # ------------------------------------------------------------------- fits --

@@ -94,7 +94,7 @@ def _pinocchio(model, name, state, max_gb):
     largest relative differences ``{(algo, r): err}`` of liedyn against
     Pinocchio there; ``({}, {})`` without Pinocchio, or when its ``Data``
     would need more than ``max_gb`` GB (``--pin-max-gb``)."""
-    if B.PIN_BYTES_PER_NV3 * model.nv ** 3 > max_gb * 1e9:
+    if not B.pinocchio_fits(model, max_gb):
         return {}, {}
     try:
         import pinocchio as pin
@@ -112,15 +112,7 @@ def _pinocchio(model, name, state, max_gb):
     tp = br.force_to_pin(C0, None if V is None else V[:1], None if W is None else W[:2],
                          tau[:2] - model.joint_damping[1:] * q[1:3])
     v0, a, jerk, tau0, taud = v[0], v[1], v[2], tp[0], tp[1]
-
-    def rnea_d1():
-        pin.computeRNEADerivatives(M, D, qp, v0, a)
-        return D.dtau_dq @ v0 + D.dtau_dv @ a + D.M @ jerk
-
-    def aba_d1():
-        pin.computeABADerivatives(M, D, qp, v0, tau0)
-        return D.ddq_dq @ v0 + D.ddq_dv @ D.ddq + D.Minv @ taud
-
+    rnea_d1, aba_d1 = B.pinocchio_derivative_calls(pin, M, D, qp, v0, a, tau0, jerk, taud)
     fns = {("inverse", 0): lambda: pin.rnea(M, D, qp, v0, a),
            ("forward", 0): lambda: pin.aba(M, D, qp, v0, tau0),
            ("inverse", 1): rnea_d1, ("forward", 1): aba_d1}
