@@ -3,14 +3,13 @@ liedyn and by Pinocchio's own parser, then paired), random trees with named
 frames, smooth trajectories with their jets."""
 
 import functools
-from math import factorial
 
 import numpy as np
 
 from liedyn import ModelBuilder, Prismatic, Revolute, se3
 from models.example_robots import ROBOTS, load_robot, robot_path, robots_dir  # noqa: F401
 from models.trees import random_inertia
-from tests.helpers import integrate_pose
+from tests.helpers import integrate_pose, poly_jet
 
 
 REAL_ROBOTS = {k: v for k, v in ROBOTS.items() if k != "baxter"}
@@ -77,13 +76,7 @@ class Trajectory:
         self.Vc = rng.normal(size=(degree + 1, 6)) * speed if model.floating_base else None
         self.C0 = se3.exp(rng.normal(size=6) * 0.5) if model.floating_base else model.home_pose
 
-    @staticmethod
-    def _jet(c, t, rows):
-        out = np.zeros((rows,) + c.shape[1:])
-        for d in range(rows):
-            for k in range(d, c.shape[0]):
-                out[d] += c[k] * t ** (k - d) / factorial(k - d)
-        return out
+    _jet = staticmethod(poly_jet)     # the jet of Σ_k c_k t^k / k! (tests use it as well)
 
     def base_pose(self, t):
         if not self.model.floating_base:
