@@ -44,7 +44,8 @@ from tqdm import tqdm
 
 import liedyn
 from experiments import _bench as B
-from models.example_robots import ROBOTS, load_robot, robot_path
+from models.example_robots import ROBOTS, load_robot, pinocchio_from_urdf, robot_path
+from models.trees import joint_sample
 
 ORDERS = (0, 1, 2, 5)
 ALGOS = ("inverse", "forward")
@@ -61,9 +62,8 @@ def _inputs(model, rng):
     inverse dynamics at it."""
     R = max(ORDERS)
     n = model.n_joints
-    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
     q = rng.normal(size=(R + 3, n))
-    q[0] = rng.uniform(np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi))
+    q[0] = joint_sample(model, rng)
     C0 = liedyn.se3.exp(rng.normal(size=6) * 0.5) if model.floating_base else None
     V = rng.normal(size=(R + 2, 6)) if model.floating_base else None
     inv = liedyn.inverse_dynamics(model, C0, V, q, R)
@@ -102,10 +102,7 @@ def _pinocchio(model, name, state, max_gb):
         from liedyn.interop.pinocchio import pair
     except ImportError:
         return {}, {}
-    path = str(robot_path(name))
-    pm = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if model.floating_base
-          else pin.buildModelFromUrdf(path))
-    br = pair(model, pm)
+    br = pair(model, pinocchio_from_urdf(robot_path(name), model.floating_base))
     C0, V, q, tau, W = state
     M, D = br.model, br.data
     qp, v = br.motion_to_pin(C0, None if V is None else V[:3], q[:4])

@@ -7,8 +7,9 @@ import functools
 import numpy as np
 
 from liedyn import ModelBuilder, Prismatic, Revolute, se3
-from models.example_robots import ROBOTS, load_robot, robot_path, robots_dir  # noqa: F401
-from models.trees import random_inertia
+from models.example_robots import (ROBOTS, load_robot, pinocchio_from_urdf,  # noqa: F401
+                                   robot_path, robots_dir)
+from models.trees import joint_sample, random_inertia  # noqa: F401  (tests import it from here)
 from tests.helpers import integrate_pose, poly_jet
 
 
@@ -19,14 +20,9 @@ REAL_ROBOTS = {k: v for k, v in ROBOTS.items() if k != "baxter"}
 def real_robot(name):
     """``(liedyn model, PinocchioModel pairing it with Pinocchio's parse of the
     same file)``; cached, the pair's ``data`` is shared."""
-    import pinocchio as pin
-
     from liedyn.interop.pinocchio import pair
-    path = robot_path(name)
     model = load_robot(name)
-    pm = (pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if model.floating_base
-          else pin.buildModelFromUrdf(str(path)))
-    return model, pair(model, pm)
+    return model, pair(model, pinocchio_from_urdf(robot_path(name), model.floating_base))
 
 
 def tree_with_frames(rng, n_bodies, floating_base=True, n_frames=3):
@@ -49,14 +45,6 @@ def tree_with_frames(rng, n_bodies, floating_base=True, n_frames=3):
         b.add_frame(f"frame{f}", int(rng.integers(0, n_bodies)),
                     se3.exp(np.concatenate([rng.normal(size=3), rng.normal(size=3) * 0.3])))
     return b.build()
-
-
-def joint_sample(model, rng):
-    """Joint positions uniform within the limits (``[−π, π]`` where there are none)."""
-    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
-    lo = np.where(np.isfinite(lo), lo, -np.pi)
-    hi = np.where(np.isfinite(hi), hi, np.pi)
-    return rng.uniform(lo, hi)
 
 
 class Trajectory:
