@@ -187,9 +187,7 @@ class LagIgnoringLaw:
     def __call__(self, t, state):
         lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6),
                                       np.stack([state.q, state.qd]), self.reference(t))
-        C, W = state.base_pose, lin.base_wrench[0]
-        R, p = C[:3, :3], C[:3, 3]
-        Wb = np.concatenate([R.T @ (W[:3] - np.cross(p, W[3:])), R.T @ W[3:]])   # Ad_Cᵀ W
+        Wb = se3.Ad(state.base_pose).T @ lin.base_wrench[0]    # Ad_C₀ᵀ W₀: in the base frame
         return np.concatenate([self.allocation_inv @ Wb,
                                (lin.tau[0] - state.extra[6:]) / self.time_constant])
 
