@@ -64,9 +64,10 @@ class ResultTable:
                 self.rows = [r for r in old if all(r[k] == v for k, v in self.stamp.items())]
             self.dropped = len(old) - len(self.rows)
         self.kept = [self._key(r) for r in self.rows]
-        self._rewrite()
+        self.save()
 
-    def _rewrite(self):
+    def save(self):
+        """Write the whole file from ``rows`` (after rows were edited in place)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "w", newline="") as fh:
             writer = csv.DictWriter(fh, self.fields)
@@ -109,7 +110,7 @@ class ResultTable:
         """Drop the row with this key (the file is rewritten)."""
         k = self._key(key)
         self.rows = [r for r in self.rows if self._key(r) != k]
-        self._rewrite()
+        self.save()
 
     def select(self, **where):
         """:func:`select` on the table's rows."""

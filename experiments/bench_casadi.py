@@ -213,7 +213,7 @@ def extrapolate(table, N):
             x["casadi_extrapolated_s"] = f"{float(fits['time'].predict([r])[0]):.6e}"
             x["nodes_extrapolated"] = f"{nodes:.3e}"
             x["memory_extrapolated_gb"] = f"{nodes * BYTES_PER_NODE / 1e9:.3g}"
-    table.remove(kind="", N="", r="")          # rewrite the file with the filled columns
+    table.save()                               # the file with the filled columns
     return out
 
 
