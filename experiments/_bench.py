@@ -24,7 +24,7 @@ from models.trees import benchmark_tree
 
 from . import _fit
 from ._provenance import stamp
-from ._table import ResultTable, num, select
+from ._table import ResultTable, num, output_stem, select
 from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
 
 matplotlib.use("Agg")
@@ -111,11 +111,6 @@ def calls_for(args):
         return args.calls
     quick, full = args.calls_default
     return full if args.full else quick
-
-
-def output_stem(args, name):
-    """``<out>/<name>`` in quick mode, ``<out>/<name>_full`` with ``--full``."""
-    return Path(args.out) / (f"{name}_full" if args.full else name)
 
 
 def open_table(args, name, fields, key):

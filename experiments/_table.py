@@ -24,6 +24,12 @@ def select(rows, **where):
     return [r for r in rows if all(str(r[k]) == str(v) for k, v in where.items())]
 
 
+def output_stem(args, name):
+    """``<out>/<name>`` in quick mode, ``<out>/<name>_full`` with ``--full``
+    (``args.out``, ``args.full`` of a script's arguments)."""
+    return Path(args.out) / (f"{name}_full" if args.full else name)
+
+
 def num(row, field):
     """A float field of a CSV row; NaN when empty or absent."""
     v = row.get(field, "")

@@ -56,6 +56,7 @@ import numpy as np
 
 import liedyn
 from liedyn import State, control, se3, simulate
+from experiments._table import output_stem
 from models.aerial_manipulator import aerial_manipulator, allocation_matrix
 from models.reference_motion import ReferenceMotion
 
@@ -420,7 +421,7 @@ def main(argv=None):
     ap.add_argument("--no-progress", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
     cfg = FULL if args.full else QUICK
-    stem = args.out / ("elastic_tracking_full" if args.full else "elastic_tracking")
+    stem = output_stem(args, "elastic_tracking")
     out, env = run_all(cfg["horizon"], cfg["dt"], progress=not args.no_progress)
     rows = table(out, cfg["horizon"])
     print(f"Tracking the reference motion for {cfg['horizon']:g} s, dt = {cfg['dt']:g} s. "
