@@ -24,7 +24,7 @@ from models.trees import benchmark_tree
 
 from . import _fit
 from ._provenance import stamp
-from ._table import ResultTable, num
+from ._table import ResultTable, num, output_stem, select
 from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
 
 matplotlib.use("Agg")
@@ -70,25 +70,32 @@ def us(seconds):
 
 # ------------------------------------------------------------- arguments --
 
-def parser(doc, calls_default=(None, None), timing=True):
-    """Arguments shared by the benchmarks; ``calls_default`` (quick, full)
-    overrides the module's defaults in the help text; ``timing=False`` leaves
-    out the options of scripts that measure (``--calls``, ``--resume``, …)."""
-    quick, full = (c if c is not None else d for c, d in zip(calls_default, (CALLS_QUICK, CALLS_FULL)))
+def parser(doc, *, calls=None, resume=False, sizes=False, pinocchio=False):
+    """Arguments of a script: always ``--quick``/``--full``, ``--out`` and
+    ``--no-progress``; then only the options the script honours:
+    ``calls=(quick, full)`` adds ``--calls`` with these defaults (read back
+    by :func:`calls_for`), ``resume`` adds ``--resume`` (:func:`open_table`),
+    ``sizes`` adds ``--n-bod-max`` (:func:`sweep_points`) and ``pinocchio``
+    adds ``--pin-max-gb`` (:func:`pinocchio_calls`)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sweep, minutes (default)")
     mode.add_argument("--full", action="store_true",
                       help="the paper's Table 4 sizes; writes *_full.csv / *_full.png")
-    if timing:
+    if calls is not None:
+        quick, full = calls
         ap.add_argument("--calls", type=int, default=None,
                         help=f"timed calls per point (default {quick} quick, {full} full)")
+        ap.set_defaults(calls_default=(quick, full))
+    if resume:
         ap.add_argument("--resume", action="store_true",
                         help="keep the rows of an earlier, cut-short run measured on this "
                              "machine at this code version (default: measure every row afresh)")
+    if sizes:
         ap.add_argument("--n-bod-max", type=int, default=None,
                         help="leave out tree sizes with more bodies per branch (a shorter trial)")
+    if pinocchio:
         ap.add_argument("--pin-max-gb", type=float, default=PIN_MAX_GB,
                         help=f"time Pinocchio only where its Data needs at most this many GB "
                              f"(≈ {PIN_BYTES_PER_NV3:.0f}·nv³ bytes; default {PIN_MAX_GB})")
@@ -99,12 +106,23 @@ def parser(doc, calls_default=(None, None), timing=True):
 
 
 def calls_for(args):
-    return args.calls if args.calls is not None else (CALLS_FULL if args.full else CALLS_QUICK)
+    """``--calls``, or the default of the mode given to :func:`parser`."""
+    if args.calls is not None:
+        return args.calls
+    quick, full = args.calls_default
+    return full if args.full else quick
 
 
-def output_stem(args, name):
-    """``<out>/<name>`` in quick mode, ``<out>/<name>_full`` with ``--full``."""
-    return Path(args.out) / (f"{name}_full" if args.full else name)
+def open_table(args, name, fields, key):
+    """``(stem, table)``: the :class:`ResultTable` ``<stem>.csv`` of
+    :func:`output_stem` with the provenance stamp, measured afresh or, with
+    ``--resume``, keeping the rows of this machine and code version (printed)."""
+    stem = output_stem(args, name)
+    table = ResultTable(f"{stem}.csv", fields, key, stamp=stamp(), resume=args.resume)
+    note = table.resume_note()
+    if note:
+        print(note)
+    return stem, table
 
 
 # ----------------------------------------------------------------- sweeps --
@@ -175,15 +193,43 @@ def forward_inputs(model, order, rng):
             np.zeros((order + 1, 6)), np.zeros((order + 1, n)))
 
 
-def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
+def pinocchio_fits(model, max_gb=PIN_MAX_GB):
+    """Whether Pinocchio's ``Data`` for ``model`` needs at most ``max_gb`` GB:
+    it allocates buffers cubic in ``nv`` (second-order derivative tensors),
+    measured at ``PIN_BYTES_PER_NV3 · nv³`` bytes, which is 65 GB at N = 996."""
+    return PIN_BYTES_PER_NV3 * (model.nv ** 3) <= max_gb * 1e9
+
+
+def pinocchio_derivative_calls(pin, pmod, pdata, q, v, a, tau, jerk, tau_dot):
+    """``(rnea_d1, aba_d1)``: the first time derivative of inverse and forward
+    dynamics the way a Pinocchio user gets it, in Pinocchio's conventions:
+    ``τ̇ = ∂τ/∂q v + ∂τ/∂v a + M jerk`` after ``computeRNEADerivatives(q, v, a)``
+    and ``q⃛ = ∂q̈/∂q v + ∂q̈/∂v q̈ + M⁻¹ τ̇`` after ``computeABADerivatives(q,
+    v, tau)`` (``q̈`` the acceleration that call computes); ``v``, ``a``,
+    ``tau``, ``jerk``, ``tau_dot`` ``(nv,)``."""
+
+    def rnea_d1():
+        pin.computeRNEADerivatives(pmod, pdata, q, v, a)
+        return pdata.dtau_dq @ v + pdata.dtau_dv @ a + pdata.M @ jerk
+
+    def aba_d1():
+        pin.computeABADerivatives(pmod, pdata, q, v, tau)
+        return pdata.ddq_dq @ v + pdata.ddq_dv @ pdata.ddq + pdata.Minv @ tau_dot
+
+    return rnea_d1, aba_d1
+
+
+def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB, derivatives=False):
     """``(rnea, aba)``: zero-argument callables running Pinocchio's own
     ``rnea`` and ``aba`` on the same tree at a random state (raw calls, no
     convention conversion inside the timing), or ``None`` when Pinocchio or
     the test oracle that mirrors liedyn models is not available, or when
-    Pinocchio's ``Data`` would need more than ``max_gb`` GB: it allocates
-    buffers cubic in ``nv`` (second-order derivative tensors), measured at
-    ``PIN_BYTES_PER_NV3 · nv³`` bytes, which is 65 GB at N = 996."""
-    if PIN_BYTES_PER_NV3 * (model.nv ** 3) > max_gb * 1e9:
+    Pinocchio's ``Data`` would need more than ``max_gb`` GB
+    (:func:`pinocchio_fits`). Draws ``q``, ``v``, ``a`` from ``rng``; ``aba``
+    takes a zero ``τ``. With ``derivatives`` it then draws ``τ`` (taken by
+    ``aba``) and a jerk (also used as ``τ̇``), and appends the derivative routes
+    of :func:`pinocchio_derivative_calls`: ``(rnea, aba, rnea_d1, aba_d1)``."""
+    if not pinocchio_fits(model, max_gb):
         return None
     try:
         import pinocchio as pin
@@ -191,30 +237,37 @@ def pinocchio_calls(model, rng, max_gb=PIN_MAX_GB):
     except ImportError:
         return None
     pm = to_pinocchio(model)
-    qp = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
-    v, a = rng.normal(size=pm.model.nv), rng.normal(size=pm.model.nv)
-    tau = np.zeros(pm.model.nv)
     pmod, pdata = pm.model, pm.data
-    return (lambda: pin.rnea(pmod, pdata, qp, v, a), lambda: pin.aba(pmod, pdata, qp, v, tau))
+    qp = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
+    v, a = rng.normal(size=pmod.nv), rng.normal(size=pmod.nv)
+    if derivatives:
+        tau, jerk = rng.normal(size=pmod.nv), rng.normal(size=pmod.nv)
+    else:
+        tau = np.zeros(pmod.nv)
+    calls = (lambda: pin.rnea(pmod, pdata, qp, v, a), lambda: pin.aba(pmod, pdata, qp, v, tau))
+    if not derivatives:
+        return calls
+    return calls + pinocchio_derivative_calls(pin, pmod, pdata, qp, v, a, tau, jerk, jerk)
 
 
 # ------------------------------------------------------------------- fits --
 
-def law_fits(table, field):
-    """The paper's laws fitted to one recursion benchmark (:mod:`experiments._fit`):
+def law_fits(rows, field):
+    """The paper's laws fitted to the rows (dicts, e.g. ``table.rows`` or a
+    CSV's rows) of one recursion benchmark (:mod:`experiments._fit`):
     ``{("N", r): linear fit of t = c₀ + c₁ N at order r, ("r",): quadratic fit
     of t = c₀ + c₁ r + c₂ r² at N = 101}``, times in seconds; sweeps with too
     few points are left out."""
     out = {}
     for r in ORDERS_VS_N:
-        rows = table.select(sweep="N", r=r)
-        if len(rows) >= 3:
-            out[("N", r)] = _fit.fit("linear", [num(x, "N") for x in rows],
-                                     [num(x, field) for x in rows])
-    rows = table.select(sweep="r")
-    if len(rows) >= 4:
-        out[("r",)] = _fit.fit("quadratic", [num(x, "r") for x in rows],
-                               [num(x, field) for x in rows])
+        sel = select(rows, sweep="N", r=r)
+        if len(sel) >= 3:
+            out[("N", r)] = _fit.fit("linear", [num(x, "N") for x in sel],
+                                     [num(x, field) for x in sel])
+    sel = select(rows, sweep="r")
+    if len(sel) >= 4:
+        out[("r",)] = _fit.fit("quadratic", [num(x, "r") for x in sel],
+                               [num(x, field) for x in sel])
     return out
 
 
@@ -261,7 +314,7 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
     ncol = 3 if ratio else 2
     fig, axes = plt.subplots(1, ncol, figsize=(5.6 * ncol, 4.8), layout="constrained")
     ax1, ax2 = axes[0], axes[1]
-    fits = law_fits(table, field)
+    fits = law_fits(table.rows, field)
     robust = robust_field(field)
     orders = [r for r in ORDERS_VS_N if table.select(sweep="N", r=r)]
     for r, col in zip(orders, colors(len(orders))):
@@ -316,18 +369,14 @@ def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **
     """``main`` of a recursion benchmark: parse, sweep (afresh, or resuming
     with ``--resume``), print the table and the fitted laws, plot with
     :func:`plot_sweeps` (``plot`` its keyword arguments)."""
-    args = parser(doc).parse_args(argv)
-    stem = output_stem(args, name)
-    table = ResultTable(f"{stem}.csv", columns, ["sweep", "n_bod", "r"], stamp=stamp(),
-                        resume=args.resume)
-    note = table.resume_note()
-    if note:
-        print(note)
+    args = parser(doc, calls=(CALLS_QUICK, CALLS_FULL), resume=True, sizes=True,
+                  pinocchio=True).parse_args(argv)
+    stem, table = open_table(args, name, columns, ["sweep", "n_bod", "r"])
     measured = run_sweep(args, table, callables, fields, desc)
     print(f"measured {measured} points in this run, kept {len(table.kept)} "
           f"({table.stamp['machine']}; code {table.stamp['code']})")
     report(table)
-    fits = law_fits(table, plot["field"])
+    fits = law_fits(table.rows, plot["field"])
     lines = [[f"r = {key[1]}", "t = c0 + c1 N", describe_linear(f)]
              for key, f in fits.items() if key[0] == "N"]
     if ("r",) in fits:

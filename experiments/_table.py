@@ -18,6 +18,18 @@ def _fmt(x):
     return str(x)
 
 
+def select(rows, **where):
+    """The rows (dicts) whose fields equal ``where``, compared as strings, so
+    that a CSV's strings match numbers: ``select(rows, sweep="N", r=0)``."""
+    return [r for r in rows if all(str(r[k]) == str(v) for k, v in where.items())]
+
+
+def output_stem(args, name):
+    """``<out>/<name>`` in quick mode, ``<out>/<name>_full`` with ``--full``
+    (``args.out``, ``args.full`` of a script's arguments)."""
+    return Path(args.out) / (f"{name}_full" if args.full else name)
+
+
 def num(row, field):
     """A float field of a CSV row; NaN when empty or absent."""
     v = row.get(field, "")
@@ -58,9 +70,10 @@ class ResultTable:
                 self.rows = [r for r in old if all(r[k] == v for k, v in self.stamp.items())]
             self.dropped = len(old) - len(self.rows)
         self.kept = [self._key(r) for r in self.rows]
-        self._rewrite()
+        self.save()
 
-    def _rewrite(self):
+    def save(self):
+        """Write the whole file from ``rows`` (after rows were edited in place)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "w", newline="") as fh:
             writer = csv.DictWriter(fh, self.fields)
@@ -103,10 +116,11 @@ class ResultTable:
         """Drop the row with this key (the file is rewritten)."""
         k = self._key(key)
         self.rows = [r for r in self.rows if self._key(r) != k]
-        self._rewrite()
+        self.save()
 
     def select(self, **where):
-        return [r for r in self.rows if all(str(r[k]) == str(v) for k, v in where.items())]
+        """:func:`select` on the table's rows."""
+        return select(self.rows, **where)
 
 
 def write_rows(path, fields, rows, stamp=None):

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import liedyn
+from experiments.aerial_manipulator import _sub   # digit subscripts (a light module: no plotting)
 from models.aerial_manipulator import (AerialManipulatorParams, aerial_manipulator,
                                        propeller_frames, spin_directions)
 
@@ -32,10 +33,6 @@ OUT_DIR = ROOT / "paper_figures"
 AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")
 DISC_RADIUS = 0.09     # m, a 7-inch disc: drawn, not part of the model
 SPIN_COLORS = {1.0: "tab:purple", -1.0: "tab:orange"}
-
-
-def _sub(k):
-    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def geometry(params=AerialManipulatorParams()):

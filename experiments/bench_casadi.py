@@ -59,8 +59,7 @@ from liedyn.baselines import CasadiBaseline
 
 from . import _bench as B
 from . import _fit
-from ._provenance import stamp
-from ._table import ResultTable, num
+from ._table import num, select
 
 FIELDS = ["kind", "N", "r", "status", "build_s", "nodes", "peak_rss_gb", "calls",
           "casadi_mean_s", "casadi_round_median_min_s", "liedyn_mean_s",
@@ -184,11 +183,12 @@ def _measure(model, kind, r, rng, table, caps):
     return None
 
 
-def growth_fits(table, kind, N):
-    """Geometric laws fitted to the measured orders of one map:
+def growth_fits(rows, kind, N):
+    """Geometric laws fitted to the measured orders of one map, from the rows
+    (dicts, e.g. ``table.rows`` or the CSV's rows) of this benchmark:
     ``{"time": Fit of the mean evaluation time, "nodes": Fit of the graph
     size}``; empty with fewer than three measured orders."""
-    rows = [x for x in table.select(kind=kind, N=N) if x["casadi_mean_s"] and x["calls"] != "1"]
+    rows = [x for x in select(rows, kind=kind, N=N) if x["casadi_mean_s"] and x["calls"] != "1"]
     if len(rows) < 3:
         return {}
     r = [num(x, "r") for x in rows]
@@ -201,7 +201,7 @@ def extrapolate(table, N):
     measured, from :func:`growth_fits`; returns the fits per kind."""
     out = {}
     for kind in KINDS:
-        fits = growth_fits(table, kind, N)
+        fits = growth_fits(table.rows, kind, N)
         out[kind] = fits
         if not fits:
             continue
@@ -213,7 +213,7 @@ def extrapolate(table, N):
             x["casadi_extrapolated_s"] = f"{float(fits['time'].predict([r])[0]):.6e}"
             x["nodes_extrapolated"] = f"{nodes:.3e}"
             x["memory_extrapolated_gb"] = f"{nodes * BYTES_PER_NODE / 1e9:.3g}"
-    table.remove(kind="", N="", r="")          # rewrite the file with the filled columns
+    table.save()                               # the file with the filled columns
     return out
 
 
@@ -290,7 +290,7 @@ def plot(table, N, stem, fits):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, (QUICK["calls"], FULL["calls"]))
+    ap = B.parser(__doc__, calls=(QUICK["calls"], FULL["calls"]), resume=True)
     ap.add_argument("--max-order", type=int, default=8, help="highest order r (default 8)")
     ap.add_argument("--n-bod", type=int, default=B.N_BOD_AT_101,
                     help=f"bodies per branch (default {B.N_BOD_AT_101}: N = 101)")
@@ -307,12 +307,7 @@ def main(argv=None):
     for k in ("calls", "build_cap", "eval_cap", "max_gb", "budget"):
         if getattr(args, k) is not None:
             caps[k] = getattr(args, k)
-    stem = B.output_stem(args, "bench_casadi")
-    table = ResultTable(f"{stem}.csv", FIELDS, ["kind", "N", "r"], stamp=stamp(),
-                        resume=args.resume)
-    note = table.resume_note()
-    if note:
-        print(note)
+    stem, table = B.open_table(args, "bench_casadi", FIELDS, ["kind", "N", "r"])
     model = B.tree(args.n_bod)
     stops = []
     with tqdm(total=len(KINDS) * (args.max_order + 1), desc="CasADi orders",

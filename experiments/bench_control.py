@@ -28,7 +28,6 @@ code version (:mod:`experiments._provenance`).
 
 import argparse
 import csv
-import time
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +36,7 @@ import liedyn
 from liedyn import control
 
 from experiments import _provenance
+from experiments._timing import time_calls
 from experiments.elastic_tracking import (MOTOR_INERTIA, POLES, ROTOR_POLES, STIFFNESS,
                                           TIME_CONSTANT, perturbed_start, reference_target)
 from models.aerial_manipulator import aerial_manipulator, allocation_matrix
@@ -91,31 +91,6 @@ def callables(t=1.7):
     }
 
 
-def measure(fns, calls, rounds=ROUNDS, warmup=WARMUP):
-    """Median and mean seconds per call of each callable, interleaved in
-    ``rounds`` rounds of ``calls / rounds`` individually timed calls."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    times = {name: [] for name in fns}
-    share = max(1, calls // rounds)
-    clock = time.perf_counter
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            block = np.empty(share)
-            for i in range(share):
-                t0 = clock()
-                fn()
-                block[i] = clock() - t0
-            times[name].append(block)
-    out = {}
-    for name, blocks in times.items():
-        every = np.concatenate(blocks)
-        out[name] = dict(median=float(np.median(every)), mean=float(every.mean()),
-                         calls=int(every.size))
-    return out
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help=f"{FULL_CALLS} timed calls each "
@@ -124,7 +99,7 @@ def main(argv=None):
                     help="output folder (default: the repository's paper_figures/)")
     args = ap.parse_args(argv)
     calls = FULL_CALLS if args.full else QUICK_CALLS
-    res = measure(callables(), calls)
+    res = time_calls(callables(), calls, warmup=WARMUP, rounds=ROUNDS)
     parts = {"elastic step": ("forward order 1", "inverse order 2"),
              "rotor-lag step": ("forward order 0", "inverse order 1")}
     print(f"One controller step on the floating aerial manipulator ({calls} calls each, "

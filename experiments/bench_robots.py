@@ -44,7 +44,8 @@ from tqdm import tqdm
 
 import liedyn
 from experiments import _bench as B
-from models.example_robots import ROBOTS, load_robot, robot_path
+from models.example_robots import ROBOTS, load_robot, pinocchio_from_urdf, robot_path
+from models.trees import joint_sample
 
 ORDERS = (0, 1, 2, 5)
 ALGOS = ("inverse", "forward")
@@ -61,9 +62,8 @@ def _inputs(model, rng):
     inverse dynamics at it."""
     R = max(ORDERS)
     n = model.n_joints
-    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
     q = rng.normal(size=(R + 3, n))
-    q[0] = rng.uniform(np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi))
+    q[0] = joint_sample(model, rng)
     C0 = liedyn.se3.exp(rng.normal(size=6) * 0.5) if model.floating_base else None
     V = rng.normal(size=(R + 2, 6)) if model.floating_base else None
     inv = liedyn.inverse_dynamics(model, C0, V, q, R)
@@ -94,7 +94,7 @@ def _pinocchio(model, name, state, max_gb):
     largest relative differences ``{(algo, r): err}`` of liedyn against
     Pinocchio there; ``({}, {})`` without Pinocchio, or when its ``Data``
     would need more than ``max_gb`` GB (``--pin-max-gb``)."""
-    if B.PIN_BYTES_PER_NV3 * model.nv ** 3 > max_gb * 1e9:
+    if not B.pinocchio_fits(model, max_gb):
         return {}, {}
     try:
         import pinocchio as pin
@@ -102,25 +102,14 @@ def _pinocchio(model, name, state, max_gb):
         from liedyn.interop.pinocchio import pair
     except ImportError:
         return {}, {}
-    path = str(robot_path(name))
-    pm = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if model.floating_base
-          else pin.buildModelFromUrdf(path))
-    br = pair(model, pm)
+    br = pair(model, pinocchio_from_urdf(robot_path(name), model.floating_base))
     C0, V, q, tau, W = state
     M, D = br.model, br.data
     qp, v = br.motion_to_pin(C0, None if V is None else V[:3], q[:4])
     tp = br.force_to_pin(C0, None if V is None else V[:1], None if W is None else W[:2],
                          tau[:2] - model.joint_damping[1:] * q[1:3])
     v0, a, jerk, tau0, taud = v[0], v[1], v[2], tp[0], tp[1]
-
-    def rnea_d1():
-        pin.computeRNEADerivatives(M, D, qp, v0, a)
-        return D.dtau_dq @ v0 + D.dtau_dv @ a + D.M @ jerk
-
-    def aba_d1():
-        pin.computeABADerivatives(M, D, qp, v0, tau0)
-        return D.ddq_dq @ v0 + D.ddq_dv @ D.ddq + D.Minv @ taud
-
+    rnea_d1, aba_d1 = B.pinocchio_derivative_calls(pin, M, D, qp, v0, a, tau0, jerk, taud)
     fns = {("inverse", 0): lambda: pin.rnea(M, D, qp, v0, a),
            ("forward", 0): lambda: pin.aba(M, D, qp, v0, tau0),
            ("inverse", 1): rnea_d1, ("forward", 1): aba_d1}
@@ -249,16 +238,12 @@ def plot(table, names, stem):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__)
+    ap = B.parser(__doc__, calls=(B.CALLS_QUICK, B.CALLS_FULL), resume=True,
+                  pinocchio=True)
     ap.add_argument("--robots", nargs="+", choices=list(ROBOTS), default=list(ROBOTS),
                     help="robots to measure (default: all)")
     args = ap.parse_args(argv)
-    stem = B.output_stem(args, "bench_robots")
-    table = B.ResultTable(f"{stem}.csv", FIELDS, ["robot", "algo", "r"], stamp=B.stamp(),
-                          resume=args.resume)
-    note = table.resume_note()
-    if note:
-        print(note)
+    stem, table = B.open_table(args, "bench_robots", FIELDS, ["robot", "algo", "r"])
     measure(args, table, args.robots)
     report(table, args.robots)
     png = plot(table, args.robots, stem)

@@ -47,8 +47,9 @@ import numpy as np
 from tqdm import tqdm
 
 import liedyn
-from liedyn import Inputs, ModelBuilder, State, se3
+from liedyn import Inputs, State
 from models.aerial_manipulator import aerial_manipulator
+from models.trees import tumbling_body
 
 from . import _bench as B
 from ._provenance import machine, now, stamp
@@ -100,13 +101,6 @@ def lag_plant(lag=0.02):
         cmd = np.concatenate([u.base_wrench, u.tau])
         return Inputs(base_wrench=z[:6], tau=z[6:], extra_rate=(cmd - z) / lag)
     return plant
-
-
-def tumbling_body():
-    b = ModelBuilder(floating_base=True, gravity=(0.0, 0.0, 0.0))
-    b.add_body("body", None, None, np.eye(4),
-               se3.spatial_inertia(1.5, (0.01, 0.02, -0.01), np.diag([0.1, 0.2, 0.3])))
-    return b.build()
 
 
 def cases(full):
@@ -229,7 +223,7 @@ def markdown(rows, full):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, timing=False)
+    ap = B.parser(__doc__)
     ap.add_argument("--repeats", type=int, default=None,
                     help="runs per case (default 3 quick, 5 full)")
     args = ap.parse_args(argv)

@@ -237,29 +237,13 @@ def section_targets(rows):
 
 
 def _pinocchio(model, rng):
-    """Pinocchio's rnea, aba and the first-derivative routes, or ``None``."""
-    try:
-        import pinocchio as pin
-        from liedyn.interop.pinocchio import to_pinocchio
-    except ImportError:
+    """Pinocchio's rnea, aba and the first-derivative routes by name
+    (:func:`experiments._bench.pinocchio_calls`), or ``None``."""
+    calls = B.pinocchio_calls(model, rng, derivatives=True)
+    if calls is None:
         return None
-    pm = to_pinocchio(model)
-    M, D = pm.model, pm.data
-    q = pm.config_to_pin(np.eye(4), rng.normal(size=model.n_joints))
-    v, a, tau = (rng.normal(size=M.nv) for _ in range(3))
-    jerk = rng.normal(size=M.nv)
-
-    def rnea_d1():   # τ̇ = ∂τ/∂q q̇ + ∂τ/∂v q̈ + M q⃛
-        pin.computeRNEADerivatives(M, D, q, v, a)
-        return D.dtau_dq @ v + D.dtau_dv @ a + D.M @ jerk
-
-    def aba_d1():    # q⃛ = ∂q̈/∂q q̇ + ∂q̈/∂v q̈ + M⁻¹ τ̇
-        pin.computeABADerivatives(M, D, q, v, tau)
-        return D.ddq_dq @ v + D.ddq_dv @ a + D.Minv @ jerk
-
-    return {"pinocchio rnea": lambda: pin.rnea(M, D, q, v, a),
-            "pinocchio aba": lambda: pin.aba(M, D, q, v, tau),
-            "pinocchio d/dt rnea": rnea_d1, "pinocchio d/dt aba": aba_d1}
+    return dict(zip(("pinocchio rnea", "pinocchio aba", "pinocchio d/dt rnea",
+                     "pinocchio d/dt aba"), calls))
 
 
 def section_101(calls, rng, rows):
@@ -269,7 +253,7 @@ def section_101(calls, rng, rows):
         fi, ff = _inverse_forward(model, r, rng)
         wi, wf = _inverse_forward(model, r, rng, workspace=True)
         fns.update({f"ID r={r}": fi, f"FD r={r}": ff, f"ID r={r} ws": wi, f"FD r={r} ws": wf})
-    pin = _pinocchio(model, rng) if B.PIN_BYTES_PER_NV3 * model.nv ** 3 < 2.5e9 else None
+    pin = _pinocchio(model, rng)
     fns.update(pin or {})
     timed = B.time_calls(fns, calls)
     t = {k: v["mean"] for k, v in timed.items()}
@@ -470,10 +454,8 @@ def plot_growth(vs_n, vs_r, fits, stem):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, calls_default=(300, 1000), timing=False)
-    ap.add_argument("--calls", type=int, default=None, help="timed calls per point")
-    args = ap.parse_args(argv)
-    calls = args.calls or (1000 if args.full else 300)
+    args = B.parser(__doc__, calls=(300, 1000)).parse_args(argv)
+    calls = B.calls_for(args)
     progress = not args.no_progress
     rng = np.random.default_rng(0)
     rows = []

@@ -33,10 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from . import _bench as B
-from . import _fit
 from . import bench_casadi, bench_forward, bench_inverse
 from ._provenance import stamp
-from ._table import num, read_rows, write_rows
+from ._table import num, read_rows, select, write_rows
 
 FIT_FIELDS = ["quantity", "statistic", "law", "parameter", "value", "std_error", "ci95_low",
               "ci95_high", "rms_residual", "unit", "fitted_on"]
@@ -56,10 +55,6 @@ def _load(args, name):
         argv = ["--out", str(args.out)] + (["--full"] if args.full else [])
         SCRIPTS[name].main(argv + (["--no-progress"] if args.no_progress else []))
     return read_rows(path)
-
-
-def _pick(rows, **where):
-    return [x for x in rows if all(str(x[k]) == str(v) for k, v in where.items())]
 
 
 def _xy(rows, xf, yf):
@@ -88,41 +83,39 @@ def _rows_of(f, quantity, statistic, scale, unit, level=0.95):
 def fits(inv, fwd, cas):
     """``(rows, curves)``: the fit table and the fitted laws for the figure
     (``curves[(name, "N", r)]``, ``curves[(name, "r")]`` on the means and
-    ``curves[("casadi", kind)]``)."""
+    ``curves[("casadi", kind)]``), from the benchmarks' own fits
+    (:func:`experiments._bench.law_fits`, :func:`experiments.bench_casadi.growth_fits`)."""
     data = {"inverse": inv, "forward": fwd}
+    n101 = B.n_bodies(B.N_BOD_AT_101)
     out, curves = [], {}
     for name, _, field in SERIES:
-        rows = data[name]
         for stat, column in STATISTICS:
-            col = column(field)
+            laws = B.law_fits(data[name], column(field))
             for r in B.ORDERS_VS_N:
-                N, t = _xy(_pick(rows, sweep="N", r=r), "N", col)
-                if N.size >= 3:
-                    f = _fit.fit("linear", N, t)
+                if ("N", r) in laws:
+                    f = laws[("N", r)]
                     out += _rows_of(f, f"{name} dynamics, r = {r}", stat, 1e6, "µs, µs/body")
                     if stat == "mean":
                         curves[(name, "N", r)] = f
-            r, t = _xy(_pick(rows, sweep="r"), "r", col)
-            if r.size >= 4:
-                f = _fit.fit("quadratic", r, t)
-                out += _rows_of(f, f"{name} dynamics, N = {B.n_bodies(B.N_BOD_AT_101)}", stat, 1e6,
-                                "µs")
+            if ("r",) in laws:
+                f = laws[("r",)]
+                out += _rows_of(f, f"{name} dynamics, N = {n101}", stat, 1e6, "µs")
                 if stat == "mean":
                     curves[(name, "r")] = f
     for kind in bench_casadi.KINDS:
-        rows = [x for x in _pick(cas, kind=kind) if x["casadi_mean_s"] and x["calls"] != "1"]
-        for field, what in (("casadi_mean_s", "evaluation time"), ("nodes", "graph size")):
-            r, y = _xy(rows, "r", field)
-            if r.size >= 3:
-                f = _fit.fit("geometric", r, y)
+        growth = bench_casadi.growth_fits(cas, kind, n101)
+        for key, what in (("time", "evaluation time"), ("nodes", "graph size")):
+            if key in growth:
+                f = growth[key]
                 g, lo, hi = f.gamma()
                 out.append(dict(quantity=f"CasADi {bench_casadi.LABELS[kind]}, {what}",
-                                statistic="mean" if field == "casadi_mean_s" else "",
+                                statistic="mean" if key == "time" else "",
                                 law="y = a gamma^r", parameter="gamma", value=f"{g:.4g}",
                                 std_error="", ci95_low=f"{lo:.4g}", ci95_high=f"{hi:.4g}",
                                 rms_residual=f"{f.rms:.3g} (log y)", unit="factor per order",
-                                fitted_on=f"r = {r.min():.0f}..{r.max():.0f} ({r.size} points)"))
-                if field == "casadi_mean_s":
+                                fitted_on=f"r = {f.x.min():.0f}..{f.x.max():.0f} "
+                                          f"({f.x.size} points)"))
+                if key == "time":
                     curves[("casadi", kind)] = f
     return out, curves
 
@@ -154,7 +147,7 @@ def plot(inv, fwd, cas, curves, stem):
     for (name, _, field), col in zip(SERIES, ("C0", "C3")):
         rows = data[name]
         for r, mk in ((0, "o"), (5, "s")):
-            N, t = _xy(_pick(rows, sweep="N", r=r), "N", field)
+            N, t = _xy(select(rows, sweep="N", r=r), "N", field)
             ax1.plot(N, t * 1e6, mk, color=col, ms=4, label=f"{name}, r = {r}")
             if (name, "N", r) in curves:
                 f = curves[(name, "N", r)]
@@ -162,7 +155,7 @@ def plot(inv, fwd, cas, curves, stem):
                 ax1.plot(NN, f.predict(NN) * 1e6, "-", color=col, lw=1,
                          label=f"  fit: c₀ = {f.coef[0] * 1e6:.1f} µs, "
                                f"c₁ = {f.coef[1] * 1e6:.3f} µs/body")
-        r, t = _xy(_pick(rows, sweep="r"), "r", field)
+        r, t = _xy(select(rows, sweep="r"), "r", field)
         ax2.plot(r, t * 1e6, "o", color=col, ms=4, label=f"liedyn {name}")
         if (name, "r") in curves:
             f = curves[(name, "r")]
@@ -174,7 +167,7 @@ def plot(inv, fwd, cas, curves, stem):
         ax3.semilogy(r, t, "x:", color=col, ms=5, label=f"liedyn {name}")
     for kind, col, mk in (("inverse", "C0", "o"), ("forward", "C3", "s"),
                           ("forward_mass_matrix", "C1", "D")):
-        every = _pick(cas, kind=kind)
+        every = select(cas, kind=kind)
         rows = [x for x in every if x["casadi_mean_s"]]
         r, t = _xy(rows, "r", "casadi_mean_s")
         ax3.semilogy(r, t, mk + "-", color=col, ms=5, label=f"CasADi {bench_casadi.LABELS[kind]}")
@@ -201,7 +194,7 @@ def plot(inv, fwd, cas, curves, stem):
 
 
 def main(argv=None):
-    ap = B.parser(__doc__, timing=False)
+    ap = B.parser(__doc__)
     args = ap.parse_args(argv)
     inv = _load(args, "bench_inverse")
     fwd = _load(args, "bench_forward")

@@ -56,6 +56,7 @@ import numpy as np
 
 import liedyn
 from liedyn import State, control, se3, simulate
+from experiments._table import output_stem
 from models.aerial_manipulator import aerial_manipulator, allocation_matrix
 from models.reference_motion import ReferenceMotion
 
@@ -187,9 +188,7 @@ class LagIgnoringLaw:
     def __call__(self, t, state):
         lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6),
                                       np.stack([state.q, state.qd]), self.reference(t))
-        C, W = state.base_pose, lin.base_wrench[0]
-        R, p = C[:3, :3], C[:3, 3]
-        Wb = np.concatenate([R.T @ (W[:3] - np.cross(p, W[3:])), R.T @ W[3:]])   # Ad_Cᵀ W
+        Wb = se3.Ad(state.base_pose).T @ lin.base_wrench[0]    # Ad_C₀ᵀ W₀: in the base frame
         return np.concatenate([self.allocation_inv @ Wb,
                                (lin.tau[0] - state.extra[6:]) / self.time_constant])
 
@@ -422,7 +421,7 @@ def main(argv=None):
     ap.add_argument("--no-progress", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
     cfg = FULL if args.full else QUICK
-    stem = args.out / ("elastic_tracking_full" if args.full else "elastic_tracking")
+    stem = output_stem(args, "elastic_tracking")
     out, env = run_all(cfg["horizon"], cfg["dt"], progress=not args.no_progress)
     rows = table(out, cfg["horizon"])
     print(f"Tracking the reference motion for {cfg['horizon']:g} s, dt = {cfg['dt']:g} s. "

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 import liedyn
+from experiments._table import output_stem
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 
@@ -169,7 +170,7 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=OUT_DIR,
                     help="output folder (default: the repository's paper_figures/)")
     args = ap.parse_args(argv)
-    stem = args.out / ("roundtrip_growth_full" if args.full else "roundtrip_growth")
+    stem = output_stem(args, "roundtrip_growth")
     samples = args.samples or (FULL_SAMPLES if args.full else QUICK_SAMPLES)
     results = run(samples)
     print(f"Round trip inverse → forward dynamics, O(1) random jets, {samples} samples per model")

@@ -1,6 +1,6 @@
 """Real robots shipped as URDF files by the PyPI package
 ``example-robot-data`` (installed with liedyn's ``dev`` extra), loaded with
-:func:`liedyn.load_urdf`."""
+:func:`liedyn.load_urdf`, and Pinocchio's own parse of a URDF file."""
 
 import functools
 import importlib.metadata
@@ -56,3 +56,12 @@ def load_robot(name, quiet=True):
         if quiet:
             warnings.simplefilter("ignore", URDFWarning)
         return load_urdf(robot_path(name), floating_base=ROBOTS[name][1])
+
+
+def pinocchio_from_urdf(path, floating_base):
+    """Pinocchio's ``Model`` of the URDF file at ``path`` read by its own
+    parser, with a free-flyer root joint when ``floating_base``. Needs
+    ``pinocchio`` (imported here, so this module loads without it)."""
+    import pinocchio as pin
+    return (pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating_base
+            else pin.buildModelFromUrdf(str(path)))

@@ -1,4 +1,5 @@
-"""Benchmark trees (SPEC §9) and random trees for tests.
+"""Benchmark trees (SPEC §9), random trees and a free rigid body for tests
+and experiments, and joint positions drawn within a model's limits.
 
 ``benchmark_tree(n_branches, bodies_per_branch)`` grows the aerial
 manipulator's pattern: a base carrying ``n_branches`` serial chains of
@@ -85,3 +86,22 @@ def random_inertia(rng, mass_range=(0.3, 2.0)):
     R = se3.exp_so3(rng.normal(size=3))
     J = R @ (mass / 12.0 * np.diag([b + c, a + c, a + b])) @ R.T
     return se3.spatial_inertia(mass, rng.normal(size=3) * 0.1, J)
+
+
+def tumbling_body():
+    """One free rigid body with distinct principal moments (0.1, 0.2, 0.3)
+    and an offset centre of mass, no gravity: spun about its intermediate
+    axis it tumbles."""
+    b = ModelBuilder(floating_base=True, gravity=(0.0, 0.0, 0.0))
+    b.add_body("body", None, None, np.eye(4),
+               se3.spatial_inertia(1.5, (0.01, 0.02, -0.01), np.diag([0.1, 0.2, 0.3])))
+    return b.build()
+
+
+def joint_sample(model, rng):
+    """Joint positions ``(n,)`` uniform within the limits (``[−π, π]`` where
+    there are none); one ``rng.uniform`` draw."""
+    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
+    lo = np.where(np.isfinite(lo), lo, -np.pi)
+    hi = np.where(np.isfinite(hi), hi, np.pi)
+    return rng.uniform(lo, hi)

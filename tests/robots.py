@@ -3,14 +3,14 @@ liedyn and by Pinocchio's own parser, then paired), random trees with named
 frames, smooth trajectories with their jets."""
 
 import functools
-from math import factorial
 
 import numpy as np
 
 from liedyn import ModelBuilder, Prismatic, Revolute, se3
-from models.example_robots import ROBOTS, load_robot, robot_path, robots_dir  # noqa: F401
-from models.trees import random_inertia
-from tests.helpers import integrate_pose
+from models.example_robots import (ROBOTS, load_robot, pinocchio_from_urdf,  # noqa: F401
+                                   robot_path, robots_dir)
+from models.trees import joint_sample, random_inertia  # noqa: F401  (tests import it from here)
+from tests.helpers import integrate_pose, poly_jet
 
 
 REAL_ROBOTS = {k: v for k, v in ROBOTS.items() if k != "baxter"}
@@ -20,14 +20,9 @@ REAL_ROBOTS = {k: v for k, v in ROBOTS.items() if k != "baxter"}
 def real_robot(name):
     """``(liedyn model, PinocchioModel pairing it with Pinocchio's parse of the
     same file)``; cached, the pair's ``data`` is shared."""
-    import pinocchio as pin
-
     from liedyn.interop.pinocchio import pair
-    path = robot_path(name)
     model = load_robot(name)
-    pm = (pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if model.floating_base
-          else pin.buildModelFromUrdf(str(path)))
-    return model, pair(model, pm)
+    return model, pair(model, pinocchio_from_urdf(robot_path(name), model.floating_base))
 
 
 def tree_with_frames(rng, n_bodies, floating_base=True, n_frames=3):
@@ -52,14 +47,6 @@ def tree_with_frames(rng, n_bodies, floating_base=True, n_frames=3):
     return b.build()
 
 
-def joint_sample(model, rng):
-    """Joint positions uniform within the limits (``[−π, π]`` where there are none)."""
-    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
-    lo = np.where(np.isfinite(lo), lo, -np.pi)
-    hi = np.where(np.isfinite(hi), hi, np.pi)
-    return rng.uniform(lo, hi)
-
-
 class Trajectory:
     """A smooth motion with analytic jets: ``q(t)`` and ``V₀(t)`` polynomials
     (``x(t) = Σ_k c_k t^k / k!``) and the base pose solving ``Ċ₀ = [V₀] C₀``.
@@ -77,13 +64,7 @@ class Trajectory:
         self.Vc = rng.normal(size=(degree + 1, 6)) * speed if model.floating_base else None
         self.C0 = se3.exp(rng.normal(size=6) * 0.5) if model.floating_base else model.home_pose
 
-    @staticmethod
-    def _jet(c, t, rows):
-        out = np.zeros((rows,) + c.shape[1:])
-        for d in range(rows):
-            for k in range(d, c.shape[0]):
-                out[d] += c[k] * t ** (k - d) / factorial(k - d)
-        return out
+    _jet = staticmethod(poly_jet)     # the jet of Σ_k c_k t^k / k! (tests use it as well)
 
     def base_pose(self, t):
         if not self.model.floating_base:

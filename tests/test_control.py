@@ -375,9 +375,11 @@ def runs():
     out = {}
     for name, (mdl, law, plant, s, horizon) in cases.items():
         traj = simulate(mdl, s, horizon, dt=DT, controller=law, plant=plant)
-        eq = traj.q[:, 0] - np.array([ref.joint_jet(t, 1)[0] for t in traj.time])
-        eb = (et.errors(traj, ref)[1] if mdl.floating_base
-              else np.zeros((len(traj.time), 6)))
+        if mdl.floating_base:
+            eq, eb = et.errors(traj, ref)
+        else:
+            eq = traj.q[:, 0] - np.array([ref.joint_jet(t, 1)[0] for t in traj.time])
+            eb = np.zeros((len(traj.time), 6))
         out[name] = dict(traj=traj, eq=eq, eb=eb, law=law)
     return out
 

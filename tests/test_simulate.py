@@ -28,7 +28,7 @@ import pytest
 import liedyn
 from liedyn import Inputs, ModelBuilder, SimulationError, State, Trajectory, se3, simulate
 from models.aerial_manipulator import AerialManipulatorParams, aerial_manipulator
-from models.trees import random_tree
+from models.trees import random_tree, tumbling_body
 from tests.helpers import assert_close
 from liedyn.interop.pinocchio import to_pinocchio
 
@@ -117,20 +117,11 @@ def test_torque_free_tree_conserves_momentum_and_energy_to_the_method_order(whic
     assert drift <= 1e-12, f"momentum drift {drift:.2e} at dt = 0.25 ms"
 
 
-def _tumbling_body():
-    """One free rigid body with distinct principal moments and an offset
-    centre of mass, no gravity."""
-    b = ModelBuilder(floating_base=True, gravity=(0.0, 0.0, 0.0))
-    b.add_body("body", None, None, np.eye(4),
-               se3.spatial_inertia(1.5, (0.01, 0.02, -0.01), np.diag([0.1, 0.2, 0.3])))
-    return b.build()
-
-
 def test_base_pose_stays_in_SE3_over_1e5_steps():
     """Spun mostly about the intermediate axis, the body tumbles
     (|ω_x|, |ω_z| reach the size of ω_y). 10⁵ steps of 1 ms, every sample
     checked: no re-orthonormalization, the exponential keeps R in SO(3)."""
-    model = _tumbling_body()
+    model = tumbling_body()
     start = time.perf_counter()
     traj = simulate(model, State(base_twist=[0.01, 3.0, 0.02, 0.1, 0.0, 0.0]), 100.0, dt=1e-3)
     elapsed = time.perf_counter() - start

@@ -18,6 +18,7 @@ import pytest
 import liedyn
 from liedyn import load_urdf, se3
 from liedyn.urdf import URDFError, URDFWarning, parse_urdf
+from models.example_robots import pinocchio_from_urdf
 from tests.helpers import assert_close, rel_err
 from tests.robots import robots_dir as _robots_dir
 
@@ -48,9 +49,7 @@ def _load(name, floating):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", URDFWarning)   # checked in their own tests
         desc = parse_urdf(path, floating_base=floating)
-    pm = (pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating
-          else pin.buildModelFromUrdf(str(path)))
-    return desc, pm
+    return desc, pinocchio_from_urdf(path, floating)
 
 
 def _swap(M):
