@@ -16,6 +16,7 @@ cache about 10 s more; every subprocess has a timeout.
 
 import email
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -125,8 +126,11 @@ def test_installed_wheel_runs_outside_the_repository(wheel, tmp_path):
                 .strip())
     host = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (site / "host_packages.pth").write_text("\n".join(sorted(host)) + "\n")
+    # pip must not see the checkout (a PYTHONPATH naming it shows the editable
+    # install's metadata, and pip would skip the wheel as already installed)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
-          "--quiet", wheel])
+          "--quiet", wheel], env=clean)
     work = tmp_path / "elsewhere"
     work.mkdir()
     (work / "smoke.py").write_text(SMOKE)
