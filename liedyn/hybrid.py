@@ -33,8 +33,8 @@ Glossary (``model``, ``ws``: compiled handles)
 import numpy as np
 
 from ._checks import (_NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK, _all_finite,
-                      about_base, applied_arg, as_array, check_applied_slow, check_motion, check_pose,
-                      check_type, raise_for)
+                      about_base, applied_arg, as_array, check_applied_slow, check_jet,
+                      check_motion, check_pose, check_type, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
 from .forward import base_outputs, base_wrench_arg, check_base_applied
@@ -244,5 +244,6 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     if status != OK:
         raise_for(status, model, lambda: (
             base_pose is None or check_pose(base_pose, "base_pose"),
+            None if base_motion else check_jet(Wb, "base_wrench", (r + 1, 6)),
             check_applied_slow(model, applied, r + 1)))
     return HybridDynamicsResult(ws, call, mask, base_motion)

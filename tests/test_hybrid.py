@@ -396,6 +396,34 @@ def test_bad_inputs_name_the_argument():
     assert np.array_equal(a.tau, b.tau) and np.array_equal(a.base_wrench, b.base_wrench)
 
 
+def test_bad_base_wrench_array_names_the_argument():
+    """A float64 array as base wrench goes to the kernel unconverted; when the
+    kernel refuses it (NaN, wrong number of rows) the error is the
+    ValueError naming ``base_wrench`` that forward dynamics gives for the same
+    jet, for an array and for a list alike."""
+    rng = np.random.default_rng(233)
+    model = random_tree(rng, 4)
+    n, R = model.n_joints, 1
+    hyb = dict(base_pose=None, base_twist=np.zeros((R + 2, 6)), q=np.zeros((R + 3, n)), order=R,
+               motion_driven=[0], tau=np.zeros((R + 1, n)))
+    fwd = dict(base_pose=None, base_twist=np.zeros((1, 6)), q=np.zeros((2, n)), order=R,
+               tau=np.zeros((R + 1, n)))
+    nan_wrench = np.zeros((R + 1, 6))
+    nan_wrench[1, 2] = np.nan
+    cases = [
+        (nan_wrench, r"^base_wrench: contains NaN or infinite values$"),
+        (np.zeros((R + 2, 6)), r"^base_wrench: expected a jet of shape \(2, 6\) "
+                               r"\(row k = k-th time derivative\), got \(3, 6\)$"),
+    ]
+    for W, message in cases:
+        for given in (W, W.tolist()):
+            with pytest.raises(ValueError, match=message) as hyb_err:
+                liedyn.hybrid_dynamics(model, **hyb, base_wrench=given)
+            with pytest.raises(ValueError, match=message) as fwd_err:
+                liedyn.forward_dynamics(model, **fwd, base_wrench=given)
+            assert str(hyb_err.value) == str(fwd_err.value)
+
+
 @pytest.mark.parametrize("floating, base_motion, seed", [
     (True, False, 241), (True, True, 242), (False, True, 243)])
 def test_closed_form_reference_at_every_order(floating, base_motion, seed):
