@@ -269,7 +269,7 @@ def _checked_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r,
     applied wrench array has the right shape and finite entries) are in
     :func:`_recheck`."""
     n = model.n_joints
-    C0 = model.home_pose if base_pose is None else as_array(base_pose, "base_pose")
+    C0 = model.home_pose if base_pose is None else as_array(base_pose, "base_pose", ndim=2)
     if model.floating_base:
         if base_twist is None:
             raise ValueError(f"base_twist: a floating base needs its twist jet, shape ({r + 2}, 6)")
