@@ -51,8 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
-                      applied_arg, as_array, check_applied_slow, check_jet, check_motion,
+from ._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                      as_array, check_applied_slow, check_jet, check_motion,
                       check_motion_slow, check_type, is_applied, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .inertia import _com_inertia_init, _spatial_inertia_into
@@ -283,7 +283,7 @@ def _run(model, base_pose, base_twist, q, applied, r, want_c, reference):
     bad input."""
     base = about_base(reference)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
-    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    Wa = applied_arg(model, applied, r + 1)
     nv = model.nv
     Mq = np.zeros((r + 1, nv, nv))
     Cq = np.zeros((r + 1, nv, nv))
