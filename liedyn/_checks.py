@@ -136,12 +136,6 @@ def _all_finite(a):
     return True
 
 
-@njit
-def all_finite(a):
-    """Whether every entry of the 1-D array ``a`` is finite."""
-    return _all_finite(a)
-
-
 @njit(inline=True)
 def _pose_defect(C):
     """``(max |RᵀR − I|, det R, max |last row − (0,0,0,1)|)``."""

@@ -52,8 +52,8 @@ from ._checks import OK, SINGULAR_BASE
 from ._jit import njit
 from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
                       _rot_inertia_order, _spatial_inertia_into)
-from .kinematics import poses, screw_twist_order, set_base
-from .se3 import _Ad_into, shift_twist, shift_wrench_acc
+from .kinematics import kinematics, screw_twist_order, set_base
+from .se3 import shift_twist, shift_wrench_acc
 
 # A pivot D_j below PIVOT_RTOL times its magnitude scale Σ|S_a||M^A_ab||S_b| + I_a
 # is treated as zero. The round-off in D_j is a few eps times that scale, so
@@ -69,17 +69,13 @@ def configuration(model, ws, C0, about_base, V0, q, r):
     """Everything of order 0 that the passes need: poses, ``S_j``, ``V_j``,
     ``c^(0..1)``, ``I_c^(0)``; zero the rows the passes accumulate into."""
     set_base(model, ws, C0, about_base, V0, 1)
-    poses(model, ws, q[0])
-    parent, Y = model.body_parent, model.joint_screw
-    F, C, S, V, c, Ic, W, binom = ws.F, ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.W, ws.binom
+    kinematics(model, ws, q, 0)                                               # SPEC §3: order 0
+    C, S, V, c, Ic, W, binom = ws.C, ws.S, ws.V, ws.c, ws.Ic, ws.W, ws.binom
     for k in range(1, r + 2):
         V[k] = 0.0
         S[k, 0] = 0.0
     W[:r + 1] = 0.0
-    for j in range(1, parent.shape[0]):
-        _Ad_into(F[j], Y[j], S[0, j])                                         # SPEC §3: S_j
-        screw_twist_order(j, parent[j], 0, q, binom, S, V)                    # SPEC §3: V_j
-    for j in range(parent.shape[0]):
+    for j in range(model.body_parent.shape[0]):
         _body_mass_jets(j, 0, model, C, V, binom, c, Ic)                      # c^(0,1), I_c^(0)
 
 

@@ -51,8 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
-                      applied_arg, as_array, check_applied_slow, check_jet, check_motion,
+from ._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                      as_array, check_applied_slow, check_jet, check_motion,
                       check_motion_slow, check_type, is_applied, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .inertia import _com_inertia_init, _spatial_inertia_into
@@ -279,11 +279,11 @@ def _unshift_base(A, o, axes):
 
 
 def _run(model, base_pose, base_twist, q, applied, r, want_c, reference):
-    """The closed-form jets of one state about the reference point; raises on
-    bad input."""
+    """The closed-form jets of one state about the reference point, and the
+    base twist and joint jets as the kernel took them; raises on bad input."""
     base = about_base(reference)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
-    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    Wa = applied_arg(model, applied, r + 1)
     nv = model.nv
     Mq = np.zeros((r + 1, nv, nv))
     Cq = np.zeros((r + 1, nv, nv))
@@ -303,7 +303,7 @@ def _run(model, base_pose, base_twist, q, applied, r, want_c, reference):
         # differently; keep M^(k) exactly symmetric, as the kernel makes it
         Mb = Mq[:, :6, :6]
         Mq[:, :6, :6] = np.triu(Mb) + np.swapaxes(np.triu(Mb, 1), -1, -2)
-    return Mq, Cq, gq, Qq
+    return Mq, Cq, gq, Qq, Vb, qj
 
 
 def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, reference="world"):
@@ -345,12 +345,8 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, re
     congruence, so their accuracy does not depend on where the robot is.
     """
     r = check_model_order(model, order)
-    Mq, Cq, gq, Qq = _run(model, base_pose, base_twist, q, applied, r, True, reference)
-    qj = as_array(q, "q")
-    if model.floating_base:
-        nu = np.concatenate([as_array(base_twist, "base_twist"), qj[1:]], axis=1)
-    else:
-        nu = qj[1:].copy()
+    Mq, Cq, gq, Qq, Vb, qj = _run(model, base_pose, base_twist, q, applied, r, True, reference)
+    nu = np.concatenate([Vb, qj[1:]], axis=1) if model.floating_base else qj[1:].copy()
     return ClosedFormJets(mass=Mq, coriolis=Cq, gravity=gq, damping=damping_matrix(model),
                           applied_force=Qq, velocity=nu)
 
@@ -388,18 +384,17 @@ def closed_form_inverse_dynamics(jets, acceleration=None):
     return out
 
 
-def _state_jets(model, base_twist, q, rows):
+def _state_jets(model, base_twist, q):
     """The state ``(V₀, q, q̇)`` (configuration-only functions: at rest) as the
-    jets the kernel takes, with zero rows for the unknown derivatives."""
-    n = model.n_joints
+    jets the kernel takes, with zero rows for the unknown derivatives; ``q``
+    is the checked configuration ``(n,)`` or state ``[q; q̇]`` ``(2, n)``."""
+    qj = np.zeros((3, model.n_joints))
     if q.ndim == 1:
-        qj = np.zeros((3, n))
-        qj[0] = as_array(q, "q", shape=(n,))
+        qj[0] = q
     else:
-        qj = np.zeros((3, n))
-        qj[:2] = as_array(q, "q", shape=(2, n))
+        qj[:2] = q
     if not model.floating_base:
-        if base_twist is not None and np.any(as_array(base_twist, "base_twist", shape=(rows, 6))):
+        if base_twist is not None and np.any(as_array(base_twist, "base_twist", shape=(1, 6))):
             raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
         return None, qj
     Vb = np.zeros((2, 6))
@@ -425,7 +420,7 @@ def mass_matrix(model, base_pose, q, *, reference="world"):
     (nv, nv) symmetric positive definite; base block first for a floating base.
     """
     check_model(model)
-    Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)), 1)
+    Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)))
     return _run(model, base_pose, Vb, qj, None, 0, False, reference)[0][0]
 
 
@@ -451,7 +446,7 @@ def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world"):
     check_model(model)
     if model.floating_base and base_twist is None:
         raise ValueError("base_twist: a floating base needs its twist, shape (1, 6)")
-    Vb, qj = _state_jets(model, base_twist, as_array(q, "q", shape=(2, model.n_joints)), 1)
+    Vb, qj = _state_jets(model, base_twist, as_array(q, "q", shape=(2, model.n_joints)))
     return _run(model, base_pose, Vb, qj, None, 0, True, reference)[1][0]
 
 
@@ -459,5 +454,5 @@ def gravity_vector(model, base_pose, q, *, reference="world"):
     """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``;
     arguments as :func:`mass_matrix`."""
     check_model(model)
-    Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)), 1)
+    Vb, qj = _state_jets(model, None, as_array(q, "q", shape=(model.n_joints,)))
     return _run(model, base_pose, Vb, qj, None, 0, False, reference)[2][0]

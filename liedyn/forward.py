@@ -20,8 +20,8 @@ Glossary (``model``, ``ws``: compiled handles)
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite,
-                      about_base, applied_arg, plain, check_applied_slow, check_jet, check_motion,
+from ._checks import (BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite, about_base,
+                      applied_arg, plain, check_applied_slow, check_jet, check_motion,
                       check_motion_slow, force_arg, is_applied, is_jet, motion_args, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
@@ -167,11 +167,11 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     ``τ^(k) − b q^(k+1)``. Order 0 is the spatial articulated-body algorithm.
     """
     r = check_model_order(model, order)
-    base = False if reference == "world" else about_base(reference)
+    base = about_base(reference)
     n = model.n_joints
     C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
     tau_in, Wb = force_args(model, tau, base_wrench, r + 1, model.floating_base)
-    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    Wa = applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
     status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r)
     if status != OK:

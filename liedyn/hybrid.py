@@ -32,12 +32,12 @@ Glossary (``model``, ``ws``: compiled handles)
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK, _all_finite,
-                      about_base, applied_arg, as_array, check_applied_slow, check_motion, check_pose,
-                      check_type, raise_for)
+from ._checks import (_EMPTY_TWIST, _NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK,
+                      _all_finite, about_base, applied_arg, as_array, check_applied_slow,
+                      check_jet, check_motion, check_pose, check_type, plain, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
-from .forward import base_outputs, base_wrench_arg, check_base_applied
+from .forward import _EMPTY_WRENCH, base_outputs, base_wrench_arg, check_base_applied
 from .model import check_model_order
 from .results import HybridDynamicsResult
 from .workspace import workspace_for
@@ -202,7 +202,6 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     """
     r = check_model_order(model, order)
     base = about_base(reference)
-    n = model.n_joints
     mask = joint_mask(model, motion_driven)
     if base_motion_driven is None:
         base_motion = not model.floating_base
@@ -212,7 +211,65 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     if not model.floating_base and not base_motion:
         raise ValueError("base_motion_driven: a fixed base is motion-driven (at rest); "
                          "its wrench is the reaction, an output")
-    C0 = model.home_pose if base_pose is None else as_array(base_pose, "base_pose")
+    given = (model, base_pose, base_twist, q, tau, base_wrench, applied, r, mask, base_motion)
+    args = _plain_args(*given)
+    plain_path = args is not None
+    if not plain_path:
+        args = _checked_args(*given)
+    C0, Vb, qj, tauj, Wb, Wa = args
+    try:
+        ws = workspace_for(model, r, workspace)
+    except (TypeError, ValueError):
+        if plain_path:
+            _checked_args(*given)            # the arguments' errors come before the workspace's
+        raise
+    motion = np.concatenate([[False], mask])
+    status, call = ws._serve(_HYBRID_DYNAMICS, model, C0, base, Vb, qj, tauj, Wb, Wa, r, motion,
+                             base_motion)
+    if status != OK:
+        raise_for(status, model, lambda: _recheck(*given))
+    return HybridDynamicsResult(ws, call, mask, base_motion)
+
+
+def _plain_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r, mask, base_motion):
+    """``(C0, Vb, q, tau, base_wrench, applied)`` for the kernel, without
+    conversions: the arguments themselves when each is a plain array (the
+    kernel checks shapes and the entries it reads) or a ``None`` the kernel
+    takes as a fixed array (home pose, no twist for a fixed base, zero force
+    jets when every joint is motion-driven, no base wrench for a
+    motion-driven base, no applied wrenches); ``None`` when any argument
+    needs :func:`_checked_args`."""
+    C0 = model.home_pose if base_pose is None else base_pose
+    if model.floating_base:
+        Vb = base_twist
+    elif base_twist is None:
+        Vb = _EMPTY_TWIST
+    else:
+        return None                          # a fixed base's twist must be checked to be zero
+    if tau is None:
+        if not mask.all():
+            return None
+        tau = np.zeros((r + 1, model.n_joints))
+    if base_motion:
+        if base_wrench is not None:
+            return None
+        base_wrench = _EMPTY_WRENCH
+    Wa = _NO_APPLIED if applied is None else applied
+    if (plain(C0, 2) and plain(Vb, 2) and plain(q, 2) and plain(tau, 2) and plain(base_wrench, 2)
+            and plain(Wa, 3)):
+        return C0, Vb, q, tau, base_wrench, Wa
+    return None
+
+
+def _checked_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r, mask,
+                  base_motion):
+    """The kernel arguments of :func:`_plain_args`, converted and checked in
+    Python with messages, in the order the errors are reported; the checks
+    left to the kernel (the base pose is rigid, a float64 base wrench or
+    applied wrench array has the right shape and finite entries) are in
+    :func:`_recheck`."""
+    n = model.n_joints
+    C0 = model.home_pose if base_pose is None else as_array(base_pose, "base_pose", ndim=2)
     if model.floating_base:
         if base_twist is None:
             raise ValueError(f"base_twist: a floating base needs its twist jet, shape ({r + 2}, 6)")
@@ -220,7 +277,7 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
         unknown[1:] = not base_motion
         Vb = _partial(base_twist, "base_twist", (r + 2, 6), unknown)
     else:
-        Vb = np.zeros((0, 6))
+        Vb = _EMPTY_TWIST
         if base_twist is not None:
             Z = as_array(base_twist, "base_twist", shape=(r + 2, 6))
             if np.any(Z):
@@ -236,13 +293,17 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     else:
         tauj = _partial(tau, "tau", (r + 1, n), np.broadcast_to(mask, (r + 1, n)))
     Wb = base_wrench_arg(model, base_wrench, r + 1, not base_motion)
-    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
-    motion = np.concatenate([[False], mask])
-    ws = workspace_for(model, r, workspace)
-    status, call = ws._serve(_HYBRID_DYNAMICS, model, C0, base, Vb, qj, tauj, Wb, Wa, r, motion,
-                             base_motion)
-    if status != OK:
-        raise_for(status, model, lambda: (
-            base_pose is None or check_pose(base_pose, "base_pose"),
-            check_applied_slow(model, applied, r + 1)))
-    return HybridDynamicsResult(ws, call, mask, base_motion)
+    Wa = applied_arg(model, applied, r + 1)
+    return C0, Vb, qj, tauj, Wb, Wa
+
+
+def _recheck(model, base_pose, base_twist, q, tau, base_wrench, applied, r, mask, base_motion):
+    """Every check of a hybrid call, in Python with messages (for a call the
+    kernel refused)."""
+    Wb = _checked_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r, mask,
+                       base_motion)[4]
+    if base_pose is not None:
+        check_pose(base_pose, "base_pose")
+    if not base_motion:
+        check_jet(Wb, "base_wrench", (r + 1, 6))
+    check_applied_slow(model, applied, r + 1)

@@ -23,10 +23,9 @@ Inward pass (leaves first):
 """
 
 
-from ._checks import (_NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base,
-                      applied_arg,
-                      check_applied_slow, check_motion, check_motion_slow, is_applied,
-                      motion_args, raise_for)
+from ._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                      check_applied_slow, check_motion, check_motion_slow, is_applied, motion_args,
+                      raise_for)
 from ._jit import Kernel, njit
 from .inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from .kinematics import kinematics, set_base
@@ -141,9 +140,9 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     algorithm.
     """
     r = check_model_order(model, order)
-    base = False if reference == "world" else about_base(reference)
+    base = about_base(reference)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
-    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    Wa = applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
     status, call = ws._serve(_INVERSE_DYNAMICS, model, C0, base, Vb, qj, Wa, r)
     if status != OK:

@@ -25,9 +25,9 @@ Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 import numpy as np
 
 from ._checks import (NOT_FINITE, OK, _all_finite, about_base, check_motion, check_motion_slow,
-                      check_order, motion_args, raise_for)
+                      motion_args, raise_for)
 from ._jit import Kernel, njit
-from .model import check_model
+from .model import check_model_order
 from .results import KinematicsResult, unshift_pose, unshift_twist
 from .se3 import _Ad_into, _ad, _pose_into, shift_twist
 from .workspace import Workspace
@@ -194,8 +194,7 @@ def forward_kinematics(model, base_pose, base_twist, q, order, *, reference="wor
     -------
     KinematicsResult
     """
-    check_model(model)
-    K = check_order(order)
+    K = check_model_order(model, order)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, K + 1, K + 2)
     ws = Workspace._fresh(model, K)
     status = _FORWARD_KINEMATICS.call(model._data, ws._data, C0, about_base(reference), Vb, qj,

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import se3
-from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_type
+from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_scalar, check_type
 from ._data import ModelData
 
 JOINT_NONE, JOINT_REVOLUTE, JOINT_PRISMATIC = 0, 1, 2
@@ -67,15 +67,6 @@ def _unit_axis(axis, name):
     if not n > 1e-12:
         raise ValueError(f"{name}: joint axis must be non-zero, got {a}")
     return a / n
-
-
-def _nonneg(x, name):
-    if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected a real number, got bool")
-    v = float(as_array(x, name, shape=()))
-    if v < 0.0:
-        raise ValueError(f"{name}: must be non-negative, got {v}")
-    return v
 
 
 def _limit(x, name):
@@ -93,8 +84,8 @@ def _joint_fields(self, prismatic):
         object.__setattr__(self, "point", as_array(self.point, "point", shape=(3,)).copy())
     if self.name is not None and (not isinstance(self.name, str) or not self.name):
         raise TypeError(f"name: expected a non-empty str or None, got {self.name!r}")
-    object.__setattr__(self, "armature", _nonneg(self.armature, "armature"))
-    object.__setattr__(self, "damping", _nonneg(self.damping, "damping"))
+    object.__setattr__(self, "armature", check_scalar(self.armature, "armature", nonneg=True))
+    object.__setattr__(self, "damping", check_scalar(self.damping, "damping", nonneg=True))
     lo, hi = _limit(self.lower, "lower"), _limit(self.upper, "upper")
     if lo > hi:
         raise ValueError(f"lower: must not exceed upper, got lower={lo}, upper={hi}")
@@ -223,9 +214,8 @@ class ModelBuilder:
     """
 
     def __init__(self, floating_base=True, gravity=(0.0, 0.0, -9.81)):
-        if not isinstance(floating_base, (bool, np.bool_)):
-            raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
-        self._floating_base = bool(floating_base)
+        self._floating_base = bool(check_type(floating_base, (bool, np.bool_), "floating_base",
+                                              "bool"))
         self._gravity = as_array(gravity, "gravity", shape=(3,)).copy()
         self._bodies = []
         self._frames = []          # (name, body index, offset)

@@ -73,14 +73,6 @@ def unshift_inertia(M, o):
 
 # ------------------------------------------------------------- the types --
 
-def _owned(name, doc):
-    """A read-only attribute over the private slot ``_name``."""
-    slot = "_" + name
-    return property(lambda self: getattr(self, slot), doc=doc)
-
-
-# ------------------------------------------------------------- the types --
-
 def _output(name, doc):
     """A read-only attribute: the output array ``name`` of the call."""
     return property(lambda self: self._output(name), doc=doc)

@@ -14,7 +14,7 @@ import pytest
 
 import liedyn
 from models.trees import box_inertia, random_tree, translation
-from tests.helpers import assert_close
+from tests.helpers import assert_close, run_python
 from tests.test_forward import _point_mass_on_axis
 
 
@@ -394,6 +394,61 @@ def test_bad_inputs_name_the_argument():
         liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_wrench": np.zeros((R + 1, 6))})
     b = liedyn.hybrid_dynamics(fixed, **{**fixed_ok, "base_twist": np.zeros((R + 2, 6))})
     assert np.array_equal(a.tau, b.tau) and np.array_equal(a.base_wrench, b.base_wrench)
+
+
+def test_bad_base_wrench_array_names_the_argument():
+    """A float64 array as base wrench goes to the kernel unconverted; when the
+    kernel refuses it (NaN, wrong number of rows) the error is the
+    ValueError naming ``base_wrench`` that forward dynamics gives for the same
+    jet, for an array and for a list alike."""
+    rng = np.random.default_rng(233)
+    model = random_tree(rng, 4)
+    n, R = model.n_joints, 1
+    hyb = dict(base_pose=None, base_twist=np.zeros((R + 2, 6)), q=np.zeros((R + 3, n)), order=R,
+               motion_driven=[0], tau=np.zeros((R + 1, n)))
+    fwd = dict(base_pose=None, base_twist=np.zeros((1, 6)), q=np.zeros((2, n)), order=R,
+               tau=np.zeros((R + 1, n)))
+    nan_wrench = np.zeros((R + 1, 6))
+    nan_wrench[1, 2] = np.nan
+    cases = [
+        (nan_wrench, r"^base_wrench: contains NaN or infinite values$"),
+        (np.zeros((R + 2, 6)), r"^base_wrench: expected a jet of shape \(2, 6\) "
+                               r"\(row k = k-th time derivative\), got \(3, 6\)$"),
+    ]
+    for W, message in cases:
+        for given in (W, W.tolist()):
+            with pytest.raises(ValueError, match=message) as hyb_err:
+                liedyn.hybrid_dynamics(model, **hyb, base_wrench=given)
+            with pytest.raises(ValueError, match=message) as fwd_err:
+                liedyn.forward_dynamics(model, **fwd, base_wrench=given)
+            assert str(hyb_err.value) == str(fwd_err.value)
+
+
+def test_base_pose_of_another_dimension_is_refused_before_the_kernel():
+    """A base pose that is not 2-D (as an array or a list) raises the
+    ValueError naming it, also after the kernel is compiled; it reached the
+    kernel before and, with many dimensions, crashed the interpreter (in a
+    subprocess for that reason)."""
+    out = run_python("""
+        import re
+        import numpy as np
+        import pytest
+        import liedyn
+        from models.trees import random_tree
+        model = random_tree(np.random.default_rng(234), 4)
+        n, R = model.n_joints, 1
+        ok = dict(base_twist=np.zeros((R + 2, 6)), q=np.zeros((R + 3, n)), order=R,
+                  motion_driven=[0], tau=np.zeros((R + 1, n)), base_wrench=np.zeros((R + 1, 6)))
+        liedyn.hybrid_dynamics(model, None, **ok)
+        for shape in [(16,), (1, 4, 4), (1,) * 8 + (4, 4)]:
+            pose = np.eye(4).reshape(shape)
+            for given in (pose, pose.tolist()):
+                message = "^base_pose: expected a 2-D array, got shape " + re.escape(repr(shape))
+                with pytest.raises(ValueError, match=message + "$"):
+                    liedyn.hybrid_dynamics(model, given, **ok)
+        print("ok")
+    """, timeout=600)
+    assert out.strip().endswith("ok")
 
 
 @pytest.mark.parametrize("floating, base_motion, seed", [
