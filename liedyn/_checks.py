@@ -276,12 +276,19 @@ _NO_APPLIED = np.zeros((0, 0, 6))
 _NO_APPLIED.setflags(write=False)
 
 
+def plain_applied(x):
+    """``x`` goes to a kernel as it is: a plain 3-D array with at least one
+    row (the kernels read zero rows as ``None``, so an empty array given by
+    the caller is checked, and refused, in Python)."""
+    return plain(x, 3) and x.shape[0] > 0
+
+
 def applied_arg(model, applied, rows):
     """Applied wrench jets for a kernel: ``(rows, N, 6)`` or an empty array
     for ``None`` (no applied wrenches)."""
     if applied is None:
         return _NO_APPLIED
-    if plain(applied, 3):
+    if plain_applied(applied):
         return applied
     return check_applied_slow(model, applied, rows)
 

@@ -34,7 +34,8 @@ import numpy as np
 
 from ._checks import (_EMPTY_TWIST, _NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK,
                       _all_finite, about_base, applied_arg, as_array, check_applied_slow,
-                      check_jet, check_motion, check_pose, check_type, plain, raise_for)
+                      check_jet, check_motion, check_pose, check_type, plain, plain_applied,
+                      raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
 from .forward import _EMPTY_WRENCH, base_outputs, base_wrench_arg, check_base_applied
@@ -254,10 +255,9 @@ def _plain_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r, m
         if base_wrench is not None:
             return None
         base_wrench = _EMPTY_WRENCH
-    Wa = _NO_APPLIED if applied is None else applied
     if (plain(C0, 2) and plain(Vb, 2) and plain(q, 2) and plain(tau, 2) and plain(base_wrench, 2)
-            and plain(Wa, 3)):
-        return C0, Vb, q, tau, base_wrench, Wa
+            and (applied is None or plain_applied(applied))):
+        return C0, Vb, q, tau, base_wrench, _NO_APPLIED if applied is None else applied
     return None
 
 

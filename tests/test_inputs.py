@@ -187,3 +187,27 @@ def test_datetimes_and_timedeltas_are_not_numbers():
               np.array(["2026-01-01"] * n, dtype="M8[D]")):
         with pytest.raises(TypeError, match="^q: expected a real numeric array, got"):
             liedyn.mass_matrix(MODEL, EYE, x)
+
+
+# Every entry point that takes applied wrench jets, with a given ``applied``.
+APPLIED_CALLS = {
+    "inverse_dynamics": lambda a: liedyn.inverse_dynamics(MODEL, EYE, V, Q, R, applied=a),
+    "forward_dynamics": lambda a: liedyn.forward_dynamics(MODEL, EYE, V[:1], Q[:2], R, tau=TAU,
+                                                          base_wrench=W, applied=a),
+    "hybrid_dynamics": lambda a: liedyn.hybrid_dynamics(MODEL, EYE, V, Q, R, motion_driven=[0],
+                                                        tau=TAU, base_wrench=W, applied=a),
+    "closed_form_jets": lambda a: liedyn.closed_form_jets(MODEL, EYE, V, Q, R, applied=a),
+    "inverse_dynamics_batch": lambda a: liedyn.inverse_dynamics_batch(
+        MODEL, EYE[None], V[None], Q[None], R, applied=[a]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLIED_CALLS))
+@pytest.mark.parametrize("shape", [(0, MODEL.n_bodies, 6), (0, 0, 6)])
+@pytest.mark.parametrize("as_list", [False, True])
+def test_empty_applied_wrenches_are_refused_not_read_as_none(name, shape, as_list):
+    empty = np.zeros(shape)
+    want = rf"shape \(B, {R + 1}, {MODEL.n_bodies}, 6\)" if name.endswith("_batch") else \
+        rf"a jet of shape \({R + 1}, {MODEL.n_bodies}, 6\)"
+    with pytest.raises(ValueError, match=rf"^applied: expected {want}"):
+        APPLIED_CALLS[name](empty.tolist() if as_list else empty)
