@@ -41,6 +41,7 @@ import time
 import numpy as np
 
 from ._checks import OK, about_base, as_array, check_pose, check_scalar, raise_for
+from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
 from .model import check_model
@@ -96,18 +97,17 @@ _REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_accelerati
                "joint_acceleration")
 
 if JIT:
-    from numba.core import types as _types
     from numba.experimental import structref as _structref
 
-    @_structref.register
-    class _SimDataType(_types.StructRef):
-        def preprocess_fields(self, fields):
-            return tuple((n, _types.unliteral(t)) for n, t in fields)
+    from ._data import HandleType
 
     @_structref.register
-    class _RecDataType(_types.StructRef):
-        def preprocess_fields(self, fields):
-            return tuple((n, _types.unliteral(t)) for n, t in fields)
+    class _SimDataType(HandleType):
+        pass
+
+    @_structref.register
+    class _RecDataType(HandleType):
+        pass
 
     class _SimData(_structref.StructRefProxy):
         """Compiled handle of a simulation's buffers."""
@@ -118,13 +118,8 @@ if JIT:
     _structref.define_proxy(_SimData, _SimDataType, list(_SIM_FIELDS))
     _structref.define_proxy(_RecData, _RecDataType, list(_REC_FIELDS))
 else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
-    def _plain(name, fields):
-        def __init__(self, *values):
-            for f, v in zip(fields, values):
-                setattr(self, f, v)
-        return type(name, (), {"__slots__": fields, "__init__": __init__})
-    _SimData = _plain("_SimData", _SIM_FIELDS)
-    _RecData = _plain("_RecData", _REC_FIELDS)
+    _SimData = _plain_handle("_SimData", _SIM_FIELDS)
+    _RecData = _plain_handle("_RecData", _REC_FIELDS)
 
 
 @njit
