@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from ._checks import OK, about_base, as_array, check_pose, check_scalar, raise_for
+from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, raise_for
 from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
@@ -185,14 +185,6 @@ def _point(sim, i, h, base_ref, want):
     return s
 
 
-@njit(inline=True)
-def _finite(a):
-    for v in a.reshape(-1):
-        if not np.isfinite(v):
-            return False
-    return True
-
-
 @njit
 def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
     """The stage's inputs (about the reference point) into the kernel
@@ -202,21 +194,21 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
     if tau_u.shape[0] == 0:
         sim.tau[0, :] = 0.0
     else:
-        if not _finite(tau_u):
+        if not _all_finite(tau_u.reshape(-1)):
             return 1
         sim.tau[0, :] = tau_u
     if sim.Wb.shape[0] == 1:
         if W_u.shape[0] == 0:
             sim.Wb[0, :] = 0.0
         else:
-            if not _finite(W_u):
+            if not _all_finite(W_u.reshape(-1)):
                 return 2
             if base_ref:                           # about p = o + pt
                 unshift_wrench(W_u, pt, sim.Wb[0])
             else:                                  # about the world origin
                 shift_wrench(W_u, o, sim.Wb[0])
     if Wa_u.shape[0] != 0:
-        if not _finite(Wa_u):
+        if not _all_finite(Wa_u.reshape(-1)):
             return 3
         for j in range(Wa_u.shape[0]):
             if base_ref:
@@ -224,7 +216,7 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
             else:
                 shift_wrench(Wa_u[j], o, sim.Wa[0, j])
     if z_u.shape[0] != 0:
-        if not _finite(z_u):
+        if not _all_finite(z_u.reshape(-1)):
             return 4
         sim.zdot[:] = z_u
     return 0
