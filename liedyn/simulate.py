@@ -40,7 +40,8 @@ import time
 
 import numpy as np
 
-from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, raise_for
+from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, \
+    status_message
 from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
@@ -852,12 +853,7 @@ class _Run:
                    f"{self._source()}")
 
     def _dynamics_failed(self, t, status):
-        try:
-            raise_for(status, self.model, lambda: None)
-        except (ValueError, AssertionError) as err:
-            detail = str(err)
-        else:
-            detail = f"kernel status {status}"
+        detail = status_message(status, self.model)
         b = self.b
         if not (np.all(np.isfinite(b["x"])) and np.all(np.isfinite(b["C"]))):
             self._fail(t, "state", "the stage state is not finite")
