@@ -200,6 +200,40 @@ def _point_jet(reference, X, V, C0, V0, K):
     return None
 
 
+# ------------------------------------------------- from a kinematics pass --
+
+def rest_kinematics(model, base_pose, q):
+    """:func:`liedyn.forward_kinematics` of order 0 at joint positions ``q``
+    ``(n,)`` with the robot at rest (zero base twist and joint velocities):
+    poses and joint screws."""
+    return forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
+                              np.vstack([q, np.zeros(model.n_joints)]), 0)
+
+
+def _frame_pose(model, fk, f):
+    """``X = C_b O``: frame ``f``'s pose in the world from the kinematics ``fk``."""
+    return fk.body_pose[model.frame_body[f]] @ model.frame_offset[f]
+
+
+def _frame_jacobian(model, fk, f, reference, K):
+    """``(X, J_ref^(0..K))`` of frame ``f`` from the kinematics ``fk``, whose
+    screw jets have at least ``K + 1`` rows and twist jets ``K`` (SPEC §3):
+    the world Jacobian has the screws of the frame body's ancestors as
+    columns (and ``I₆`` as its base block), then ``J_ref^(k) = Σ_a C(k, a)
+    R^(a) J^(k−a)``."""
+    b = model.frame_body[f]
+    X = _frame_pose(model, fk, f)
+    V = fk.twist[:, b]
+    nb = 6 if model.floating_base else 0
+    J = np.zeros((K + 1, 6, nb + model.n_joints))
+    if nb:
+        J[0, :, :6] = np.eye(6)
+    for j in model.ancestors(b)[:-1]:
+        J[:, :, nb + j - 1] = fk.screw[:K + 1, j]
+    Pr = _point_jet(reference, X, V, fk.body_pose[0], fk.twist[:, 0], K)
+    return X, leibniz(_reference_jet(reference, X, V, Pr, K), J)
+
+
 # ---------------------------------------------------------------- public --
 
 class FrameKinematicsResult:
@@ -257,28 +291,15 @@ def frame_pose(model, base_pose, q, frame):
     check_model(model)
     f = frame_arg(model, frame)
     q = as_array(q, "q", shape=(model.n_joints,))
-    fk = forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
-                            np.vstack([q, np.zeros(model.n_joints)]), 0)
-    return fk.body_pose[model.frame_body[f]] @ model.frame_offset[f]
+    return _frame_pose(model, rest_kinematics(model, base_pose, q), f)
 
 
 def pose_and_jacobian(model, base_pose, q, f, reference):
     """``(X, J)``: pose ``(4, 4)`` and Jacobian ``(6, nv)`` in ``reference`` of
     frame index ``f`` at joint positions ``q (n,)`` (checked by the caller),
     from one kinematics pass."""
-    n = model.n_joints
-    fk = forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
-                            np.vstack([q, np.zeros(n)]), 0)
-    b = model.frame_body[f]
-    X = fk.body_pose[b] @ model.frame_offset[f]
-    nb = 6 if model.floating_base else 0
-    J = np.zeros((1, 6, nb + n))
-    if nb:
-        J[0, :, :6] = np.eye(6)
-    for j in model.ancestors(b)[:-1]:
-        J[0, :, nb + j - 1] = fk.screw[0, j]
-    P = (fk.body_pose[0] if reference == "base" else X)[None, :3, 3]
-    return X, leibniz(_reference_jet(reference, X, fk.twist[:1, b], P, 0), J)[0]
+    X, J = _frame_jacobian(model, rest_kinematics(model, base_pose, q), f, reference, 0)
+    return X, J[0]
 
 
 def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference="world"):
@@ -315,9 +336,8 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     f = frame_arg(model, frame)
     ref = reference_arg(reference)
     fk = forward_kinematics(model, base_pose, base_twist, q, K)
-    b = model.frame_body[f]
-    X = fk.body_pose[b] @ model.frame_offset[f]
-    V = fk.twist[:, b]
+    X = _frame_pose(model, fk, f)
+    V = fk.twist[:, model.frame_body[f]]
     P = position_jet(X[:3, 3], V, K + 1)
     Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
     twist = leibniz(_reference_jet(ref, X, V, Pr, K), V)
@@ -374,14 +394,4 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
     # here, do not depend on them (SPEC §3).
     Vpad = np.vstack([Vb, np.zeros((1, 6))]) if model.floating_base else None
     fk = forward_kinematics(model, C0, Vpad, np.vstack([qj, np.zeros((1, model.n_joints))]), K)
-    b = model.frame_body[f]
-    X = fk.body_pose[b] @ model.frame_offset[f]
-    V = fk.twist[:, b]
-    nb = 6 if model.floating_base else 0
-    J = np.zeros((K + 1, 6, nb + model.n_joints))
-    if nb:
-        J[0, :, :6] = np.eye(6)
-    for j in model.ancestors(b)[:-1]:
-        J[:, :, nb + j - 1] = fk.screw[:, j]
-    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
-    return leibniz(_reference_jet(ref, X, V, Pr, K), J)
+    return _frame_jacobian(model, fk, f, ref, K)[1]

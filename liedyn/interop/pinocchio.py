@@ -80,7 +80,7 @@ import numpy as np
 
 from .. import se3
 from .._checks import as_array, check_jet, check_order, check_pose
-from ..frames import adjoint_jet, inverse_adjoint_jet
+from ..frames import adjoint_jet, inverse_adjoint_jet, rest_kinematics
 from ..model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
 from ..workspace import binomials
 
@@ -763,10 +763,7 @@ def pair(model, pin_model, *, base_pose=None):
 
 
 def _liedyn_poses(bridge, C0, q):
-    from ..kinematics import forward_kinematics
-    model = bridge.liedyn_model
-    twist = np.zeros((1, 6)) if model.floating_base else None
-    return forward_kinematics(model, C0, twist, np.vstack([q, np.zeros_like(q)]), 0).body_pose
+    return rest_kinematics(bridge.liedyn_model, C0, q).body_pose
 
 
 def _pin_frames(bridge, C0, q):
