@@ -52,9 +52,11 @@ and Jacobians (``Y = J``), so ``V_ref^(k) = Σ_a C(k, a) J_ref^(a) ν^(k−a)``.
 
 import numpy as np
 
+from . import se3
 from ._checks import as_array, check_motion_slow, check_order
 from .kinematics import forward_kinematics
 from .model import check_model
+from .se3 import _inv_into
 from .workspace import binomials
 
 __all__ = ["REFERENCES", "FrameKinematicsResult", "frame_pose", "frame_kinematics",
@@ -107,22 +109,6 @@ def ad_matrix(V):
     return out
 
 
-def _adjoint(C):
-    """``Ad_C = [[R, 0], [p̂ R, R]]`` (SPEC §1)."""
-    R = C[:3, :3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = out[3:, 3:] = R
-    out[3:, :3] = hat3(C[:3, 3]) @ R
-    return out
-
-
-def _inverse(C):
-    out = np.eye(4)
-    out[:3, :3] = C[:3, :3].T
-    out[:3, 3] = -C[:3, :3].T @ C[:3, 3]
-    return out
-
-
 def adjoint_jet(C, V, K):
     """Jet ``(K+1, 6, 6)`` of ``Ad_C`` for a pose moving with spatial twist
     jet ``V`` (at least ``K`` rows): ``d/dt Ad_C = ad_V Ad_C``, so
@@ -130,7 +116,7 @@ def adjoint_jet(C, V, K):
     B = binomials(K + 1)
     ad = ad_matrix(V[:K])
     G = np.zeros((K + 1, 6, 6))
-    G[0] = _adjoint(C)
+    G[0] = se3.Ad(C)
     for k in range(K):
         for a in range(k + 1):
             G[k + 1] += B[k, a] * ad[a] @ G[k - a]
@@ -143,7 +129,9 @@ def inverse_adjoint_jet(C, V, K):
     B = binomials(K + 1)
     ad = ad_matrix(V[:K])
     H = np.zeros((K + 1, 6, 6))
-    H[0] = _adjoint(_inverse(C))
+    Ci = np.empty((4, 4))
+    _inv_into(C, Ci)                  # se3.inv without its pose check: se3.Ad checks
+    H[0] = se3.Ad(Ci)
     for k in range(K):
         for a in range(k + 1):
             H[k + 1] -= B[k, a] * H[k - a] @ ad[a]
