@@ -178,13 +178,14 @@ def _reference_jet(reference, X, V, P, K):
     return R
 
 
-def _point_jet(reference, X, V, C0, V0, K):
+def _point_jet(reference, X, V, C0, V0, K, P=None):
     """Jet (K+1, 3) of the reference point: the base origin (``V0`` the base
-    twist jet) or the frame origin (``V`` its twist jet); ``None`` otherwise."""
+    twist jet) or the frame origin (``V`` its twist jet; ``P`` its jet if
+    already formed, rows ≥ K+1); ``None`` otherwise."""
     if reference == "base":
         return position_jet(C0[:3, 3], V0, K)
     if reference == "local_world_aligned":
-        return position_jet(X[:3, 3], V, K)
+        return position_jet(X[:3, 3], V, K) if P is None else P[:K + 1]
     return None
 
 
@@ -327,7 +328,7 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     X = _frame_pose(model, fk, f)
     V = fk.twist[:, model.frame_body[f]]
     P = position_jet(X[:3, 3], V, K + 1)
-    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
+    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K, P)
     twist = leibniz(_reference_jet(ref, X, V, Pr, K), V)
     return FrameKinematicsResult(model.frame_names[f], ref, X, twist, P)
 
