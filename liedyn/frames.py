@@ -56,6 +56,7 @@ from . import se3
 from ._checks import as_array, check_motion_slow, check_order
 from .kinematics import forward_kinematics
 from .model import check_model
+from .results import _freeze, _frozen_setattr
 from .se3 import _inv_into
 from .workspace import binomials
 
@@ -244,16 +245,11 @@ class FrameKinematicsResult:
     """
 
     __slots__ = ("frame", "reference", "pose", "twist", "position")
+    __setattr__ = _frozen_setattr
 
     def __init__(self, frame, reference, pose, twist, position):
-        for k, v in (("frame", frame), ("reference", reference), ("pose", pose),
-                     ("twist", twist), ("position", position)):
-            if isinstance(v, np.ndarray):
-                v.setflags(write=False)
-            object.__setattr__(self, k, v)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"FrameKinematicsResult is frozen: cannot set {name!r}")
+        _freeze(self, frame=frame, reference=reference, pose=pose, twist=twist,
+                position=position)
 
     def __repr__(self):
         return (f"FrameKinematicsResult(frame={self.frame!r}, reference={self.reference!r}, "

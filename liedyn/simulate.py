@@ -46,6 +46,7 @@ from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
 from .model import check_model
+from .results import _freeze, _frozen_setattr
 from .se3 import _dexp_inv_into, _exp_se3_into, shift_twist, shift_wrench, unshift_twist, \
     unshift_wrench
 from .workspace import Workspace
@@ -391,10 +392,6 @@ _FIXED_STEPS = Kernel(_fixed_steps)
 
 # ------------------------------------------------------------------ types --
 
-def _frozen_setattr(self, name, value):
-    raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
-
-
 def _readonly(a):
     a = np.array(a, dtype=float)
     a.setflags(write=False)
@@ -446,8 +443,7 @@ class State:
                 and fields["q"].shape != fields["qd"].shape:
             raise ValueError(f"qd: expected the shape of q {fields['q'].shape}, "
                              f"got {fields['qd'].shape}")
-        for k, v in fields.items():
-            object.__setattr__(self, k, v)
+        _freeze(self, **fields)
 
     def __repr__(self):
         fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
@@ -464,9 +460,7 @@ class _StageState(State):
     __slots__ = ("_s", "_n")
 
     def __init__(self, s, n):
-        s.setflags(write=False)
-        object.__setattr__(self, "_s", s)
-        object.__setattr__(self, "_n", n)
+        _freeze(self, _s=s, _n=n)
 
     base_pose = property(lambda self: self._s[:16].reshape(4, 4))
     base_twist = property(lambda self: self._s[16:22])
@@ -573,11 +567,7 @@ class Trajectory:
     __setattr__ = _frozen_setattr
 
     def __init__(self, **fields):
-        for k in self.__slots__:
-            v = fields[k]
-            if isinstance(v, np.ndarray):
-                v.setflags(write=False)
-            object.__setattr__(self, k, v)
+        _freeze(self, **{k: fields[k] for k in self.__slots__})
 
     def __len__(self):
         return self.time.shape[0]
