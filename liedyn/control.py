@@ -520,7 +520,28 @@ def _state_on(model, target, extra):
     return State(base_pose=Cd, base_twist=Vd[0], q=qd[0], qd=qd[1], extra=extra)
 
 
-class ElasticJointLaw:
+class _Law:
+    """What the actuator laws share: a reference callable, the controller
+    callback and the state from which a law tracks its target exactly.
+    A law defines ``model``, ``step(t, state)`` and ``actuator_state(target)``."""
+
+    def _set_reference(self, reference):
+        if not callable(reference):
+            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
+                            f"{type(reference).__name__}")
+        self.reference = reference
+
+    def __call__(self, t, state):
+        """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
+        return self.step(t, state).input
+
+    def state_on(self, target):
+        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
+        and :meth:`actuator_state`): from it the law tracks with zero error."""
+        return _state_on(self.model, target, self.actuator_state(target))
+
+
+class ElasticJointLaw(_Law):
     """Exact linearization of a robot with elastic joints (SPEC §11.4).
 
     Spong's model: link side ``M(q) q̈ + h = τ``, ``τ = K (θ − q)``; motor
@@ -560,10 +581,7 @@ class ElasticJointLaw:
         self.model = model
         self.stiffness = _positive(stiffness, "stiffness", n)
         self.motor_inertia = _positive(motor_inertia, "motor_inertia", n)
-        if not callable(reference):
-            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
-                            f"{type(reference).__name__}")
-        self.reference = reference
+        self._set_reference(reference)
         self.n_extra = 2 * n + (12 if model.floating_base else 0)
         self.n_input = n + (6 if model.floating_base else 0)
 
@@ -585,10 +603,6 @@ class ElasticJointLaw:
         _MOTOR.call(lin.q, lin.tau, lin.base_wrench, self.stiffness, self.motor_inertia, u)
         return ControlStep(u, lin)
 
-    def __call__(self, t, state):
-        """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
-        return self.step(t, state).input
-
     def plant(self, t, state, u):
         """Actuator model: ``τ = K (θ − q)``, ``θ̈ = B⁻¹ (u − τ)``, and for a
         floating base ``W₀`` applied with ``d/dt (W₀, Ẇ₀) = (Ẇ₀, Ẅ₀)``."""
@@ -604,11 +618,6 @@ class ElasticJointLaw:
         rate[2 * n:2 * n + 6] = x[2 * n + 6:]
         rate[2 * n + 6:] = u[n:]
         return Inputs(tau=tau, base_wrench=x[2 * n:2 * n + 6].copy(), extra_rate=rate)
-
-    def state_on(self, target):
-        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
-        and :meth:`actuator_state`): from it the law tracks with zero error."""
-        return _state_on(self.model, target, self.actuator_state(target))
 
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
@@ -627,7 +636,7 @@ class ElasticJointLaw:
         return x
 
 
-class RotorLagLaw:
+class RotorLagLaw(_Law):
     """Exact compensation of rotor lag and torque-rate drives (SPEC §11.5).
 
     Propeller thrusts follow ``ḟ = (f_cmd − f)/T_m`` and the base wrench is
@@ -667,10 +676,7 @@ class RotorLagLaw:
         self.linearization = FeedbackLinearization(model, 3, poles, base_poles=base_poles)
         self.model = model
         n = model.n_joints
-        if not callable(reference):
-            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
-                            f"{type(reference).__name__}")
-        self.reference = reference
+        self._set_reference(reference)
         if model.floating_base:
             if allocation is None or time_constant is None:
                 raise ValueError("allocation, time_constant: a floating base needs the thrust "
@@ -726,10 +732,6 @@ class RotorLagLaw:
                              self.time_constant, u)                          # SPEC §11.5
         return ControlStep(u, lin)
 
-    def __call__(self, t, state):
-        """The input (controller callback of :func:`liedyn.simulate`)."""
-        return self.step(t, state).input
-
     def plant(self, t, state, u):
         """Actuator model: ``ḟ = (f_cmd − f)/T_m``, ``W₀ = Ad_{C₀}^{−T} A f``,
         ``τ`` applied and ``τ̇`` the input."""
@@ -743,11 +745,6 @@ class RotorLagLaw:
         rate[:6] = (u[:6] - x[:6]) / self.time_constant
         return Inputs(tau=x[6:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:6]),
                        extra_rate=rate)
-
-    def state_on(self, target):
-        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
-        and :meth:`actuator_state`): from it the law tracks with zero error."""
-        return _state_on(self.model, target, self.actuator_state(target))
 
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
