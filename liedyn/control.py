@@ -181,7 +181,7 @@ def _base_error_jets(C0, V, Cd, Vd, binom, err):
     """Base error jets (SPEC §11.3): ``err[0] = log(C_d⁻¹ C₀)``,
     ``err[k+1] = V_E^(k) = Ad_{C_d⁻¹} (D^k ΔV)`` for ``k + 1 < len(err)``
     (``ΔV = V − V_d``, rows of ``V`` beyond its length taken as zero).
-    Returns ``(D^m ΔV)`` at row 0, ``m = V_d.shape[0] − 1``, and ``C_d⁻¹``."""
+    Returns ``(D^m ΔV)`` at row 0, ``m = V_d.shape[0] − 1``."""
     m = Vd.shape[0] - 1
     Cdi = np.empty((4, 4))
     _inv_into(Cd, Cdi)
@@ -203,7 +203,7 @@ def _base_error_jets(C0, V, Cd, Vd, binom, err):
         for j in range(m - k):
             for i in range(6):
                 Y[j, i] = Z[j, i]
-    return Y[0].copy(), Cdi
+    return Y[0].copy()
 
 
 @njit
@@ -231,7 +231,7 @@ def _command(rho, C0, V, Cd, Vd, q, qd, a_q, a_b, binom, V_out, q_out, e_b, e_q)
         q_out[rho, j] = acc                                                   # SPEC §11.1
     if Vd.shape[0] == 0:
         return OK
-    R, Cdi = _base_error_jets(C0, V, Cd, Vd, binom, e_b)
+    R = _base_error_jets(C0, V, Cd, Vd, binom, e_b)
     w = np.zeros(6)
     for k in range(rho):
         for i in range(6):
