@@ -402,14 +402,14 @@ class FeedbackLinearization:
             fd = forward_dynamics(model, base_pose, base_twist, q, rho - 3, tau=tau,
                                   base_wrench=base_wrench, workspace=self._forward)
             Vk, qk = fd.base_twist, fd.q
+            C0 = model.home_pose if base_pose is None else base_pose
         else:
             if tau is not None or base_wrench is not None:
                 raise ValueError("tau, base_wrench: a law of relative degree 2 has no force "
                                  "states; pass None")
-            _, Vk, qk = motion_args(model, base_pose, base_twist, q, 1, 2)
+            C0, Vk, qk = motion_args(model, base_pose, base_twist, q, 1, 2)
             if qk.shape != (2, model.n_joints) or (floating and Vk.shape != (1, 6)):
                 check_motion_slow(model, base_pose, base_twist, q, 1, 2)
-        C0 = model.home_pose if base_pose is None else base_pose
         if floating and not plain(C0, 2):
             C0 = check_pose(C0, "base_pose")
         Cd, Vd, qd = _target_arrays(model, target, rho)
