@@ -46,7 +46,7 @@ from ._jit import Kernel, njit
 from .forward import forward_dynamics
 from .inverse import inverse_dynamics
 from .model import check_model
-from .se3 import _Ad_into, _ad_acc, _coad_acc, _inv_into, _log_into
+from .se3 import _Ad_into, _Ad_T_into, _ad_acc, _coad_acc, _inv_into, _log_into
 from .simulate import Inputs, State
 from .workspace import Workspace, binomials
 
@@ -756,8 +756,8 @@ class RotorLagLaw(_Law):
         x = np.empty(self.n_extra)
         x[self._off:] = idr.tau[0]
         if floating:
-            R, p, W = Cd[:3, :3], Cd[:3, 3], idr.base_wrench[0]
-            Wb = np.concatenate([R.T @ (W[:3] - np.cross(p, W[3:])), R.T @ W[3:]])  # Ad_{C_d}ᵀ W₀
+            Wb = np.empty(6)
+            _Ad_T_into(Cd, idr.base_wrench[0], Wb)                           # Ad_{C_d}ᵀ W₀
             x[:6] = self._allocation_inv @ Wb
         return x
 
@@ -781,14 +781,8 @@ def _thrust_command(C, V, W, A_inv, f, T, u):
     the spatial base wrench jet ``W`` (≥2, 6) and the base twist ``V``."""
     D = W[1].copy()
     _coad_acc(1.0, V, W[0], D)
-    m = D[:3].copy()                        # Ad_Cᵀ D = (Rᵀ (m − p × f), Rᵀ f)
-    m[0] -= C[1, 3] * D[5] - C[2, 3] * D[4]
-    m[1] -= C[2, 3] * D[3] - C[0, 3] * D[5]
-    m[2] -= C[0, 3] * D[4] - C[1, 3] * D[3]
     Wb = np.empty(6)
-    for i in range(3):
-        Wb[i] = C[0, i] * m[0] + C[1, i] * m[1] + C[2, i] * m[2]
-        Wb[3 + i] = C[0, i] * D[3] + C[1, i] * D[4] + C[2, i] * D[5]
+    _Ad_T_into(C, D, Wb)
     df = A_inv @ Wb
     for i in range(6):
         u[i] = f[i] + T * df[i]
