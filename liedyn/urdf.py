@@ -100,7 +100,7 @@ from pathlib import Path
 import numpy as np
 
 from . import se3
-from .model import INERTIA_RTOL
+from .model import INERTIA_RTOL, ModelBuilder, Prismatic, Revolute
 
 __all__ = ["URDFError", "URDFWarning", "Inertial", "Link", "Limit", "Mimic", "Joint",
            "Body", "Frame", "Description", "parse_urdf", "load_urdf"]
@@ -809,8 +809,6 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
         zero: a base that never moves has no rotational dynamics, so only its
         mass and centre of mass enter a result (the support reaction).
     """
-    from . import ModelBuilder, Prismatic, Revolute   # here: the package exports load_urdf
-
     desc, notes = _describe(source, floating_base, root)
     src = desc.source if desc.source == "<string>" else repr(desc.source)
     inertias = [b.inertia for b in desc.bodies]
