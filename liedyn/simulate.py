@@ -45,7 +45,7 @@ from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_sc
 from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
-from .model import check_model
+from .model import _frozen, check_model
 from .results import _freeze, _frozen_setattr
 from .se3 import _dexp_inv_into, _exp_se3_into, shift_twist, shift_wrench, unshift_twist, \
     unshift_wrench
@@ -392,12 +392,6 @@ _FIXED_STEPS = Kernel(_fixed_steps)
 
 # ------------------------------------------------------------------ types --
 
-def _readonly(a):
-    a = np.array(a, dtype=float)
-    a.setflags(write=False)
-    return a
-
-
 class State:
     """The state of a simulation: base pose and twist, joint positions and
     velocities, extra states.
@@ -433,9 +427,9 @@ class State:
 
     def __init__(self, base_pose=None, base_twist=None, q=None, qd=None, extra=None):
         def arr(x, name, **kw):
-            return None if x is None else _readonly(as_array(x, name, **kw))
+            return None if x is None else _frozen(as_array(x, name, **kw))
         fields = {"base_pose": None if base_pose is None else
-                  _readonly(check_pose(base_pose, "base_pose")),
+                  _frozen(check_pose(base_pose, "base_pose")),
                   "base_twist": arr(base_twist, "base_twist", shape=(6,)),
                   "q": arr(q, "q", ndim=1), "qd": arr(qd, "qd", ndim=1),
                   "extra": arr(extra, "extra", ndim=1)}

@@ -100,7 +100,7 @@ from pathlib import Path
 import numpy as np
 
 from . import se3
-from .model import INERTIA_RTOL, ModelBuilder, Prismatic, Revolute
+from .model import INERTIA_RTOL, ModelBuilder, Prismatic, Revolute, _frozen
 
 __all__ = ["URDFError", "URDFWarning", "Inertial", "Link", "Limit", "Mimic", "Joint",
            "Body", "Frame", "Description", "parse_urdf", "load_urdf"]
@@ -116,12 +116,6 @@ class URDFWarning(UserWarning):
 
 
 # ---------------------------------------------------------------- records --
-
-def _ro(a):
-    a = np.array(a, dtype=float)
-    a.setflags(write=False)
-    return a
-
 
 def _rpy_matrix(rpy):
     """``R_z(yaw) R_y(pitch) R_x(roll)`` for URDF's ``rpy = (roll, pitch, yaw)``."""
@@ -482,7 +476,7 @@ class _Reader:
         ixx, ixy, ixz, iyy, iyz, izz = (self.floats(ie, a, None, None, where, required=True)
                                         for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         I = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        return Link(name, Inertial(mass, _ro(xyz), _ro(rpy), _ro(I)))
+        return Link(name, Inertial(mass, _frozen(xyz), _frozen(rpy), _frozen(I)))
 
     def joint(self, el, k):
         name, where = self.named(el, "joint", k)
@@ -519,8 +513,8 @@ class _Reader:
             mimic = Mimic(self.attr(mel, "joint", where),
                           self.floats(mel, "multiplier", None, 1.0, where),
                           self.floats(mel, "offset", None, 0.0, where))
-        return Joint(name, jtype, parent, child, _ro(xyz), _ro(rpy), _ro(axis), limit,
-                     damping, friction, mimic)
+        return Joint(name, jtype, parent, child, _frozen(xyz), _frozen(rpy), _frozen(axis),
+                     limit, damping, friction, mimic)
 
 
 # --------------------------------------------------------------- the tree --
@@ -610,7 +604,7 @@ def _walk(rd, root, children, parent_joint, link_of):
         if j.type == "fixed":
             place[j.child] = (b, A)
             rows[b]["links"].append(j.child)
-            frames.append(Frame(j.child, b, _ro(A)))
+            frames.append(Frame(j.child, b, _frozen(A)))
             continue
         place[j.child] = (len(rows), np.eye(4))
         bounded = j.type != "continuous" and j.limit is not None
@@ -624,8 +618,9 @@ def _walk(rd, root, children, parent_joint, link_of):
         b, T = place[name]
         if link_of[name].inertial is not None:
             Mb[b] += se3.transform_inertia(T, link_of[name].inertial.body_inertia)
-    bodies = tuple(Body(**{**r, "axis": _ro(r["axis"]), "origin": _ro(r["origin"]),
-                           "inertia": _ro(0.5 * (M + M.T)), "links": tuple(r["links"])})
+    bodies = tuple(Body(**{**r, "axis": _frozen(r["axis"]), "origin": _frozen(r["origin"]),
+                           "inertia": _frozen(0.5 * (M + M.T)),
+                           "links": tuple(r["links"])})
                    for r, M in zip(rows, Mb))
     return bodies, tuple(frames), jtree
 
