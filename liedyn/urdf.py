@@ -568,16 +568,21 @@ def _tree(rd, links, joints, root):
     return root, children, parent_joint
 
 
+def _split_inertia(M):
+    """``(m, c, J_c)`` of a body inertia ``M`` (6, 6): mass, centre of mass
+    (zero without mass) and the symmetric part of the rotational inertia about it."""
+    m = np.trace(M[3:, 3:]) / 3.0
+    c = se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m if m > 0.0 else np.zeros(3)
+    C = se3.hat(c)
+    J = M[:3, :3] - m * C @ C.T              # parallel axes: J_O = J_c + m ĉ ĉᵀ
+    return m, c, 0.5 * (J + J.T)
+
+
 def _com_moments(M):
     """Principal moments about the centre of mass of a body inertia ``M``
     (6, 6), and the tolerance ``INERTIA_RTOL · max|M|`` they are judged with
     (the convention of :func:`liedyn.model.check_inertia`)."""
-    m = np.trace(M[3:, 3:]) / 3.0
-    J = M[:3, :3]
-    if m > 0.0:
-        C = se3.hat(se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m)
-        J = J - m * C @ C.T                  # parallel axes: J_O = J_c + m ĉ ĉᵀ
-    return np.linalg.eigvalsh(0.5 * (J + J.T)), INERTIA_RTOL * np.max(np.abs(M))
+    return np.linalg.eigvalsh(_split_inertia(M)[2]), INERTIA_RTOL * np.max(np.abs(M))
 
 
 def _walk(rd, root, children, parent_joint, link_of):
@@ -845,9 +850,6 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
 def _clip_rotational(M):
     """``M`` (6, 6) with the negative principal moments of its rotational
     inertia about the centre of mass set to zero (mass and CoM unchanged)."""
-    m = np.trace(M[3:, 3:]) / 3.0
-    c = se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m if m > 0.0 else np.zeros(3)
-    C = se3.hat(c)
-    J = M[:3, :3] - m * C @ C.T
-    lam, E = np.linalg.eigh(0.5 * (J + J.T))
+    m, c, J = _split_inertia(M)
+    lam, E = np.linalg.eigh(J)
     return se3.spatial_inertia(m, c, (E * np.maximum(lam, 0.0)) @ E.T)
