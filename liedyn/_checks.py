@@ -313,6 +313,27 @@ def force_arg(x, name, rows, cols):
     return check_jet(x, name, (rows, cols))
 
 
+def status_message(status, model):
+    """The message of a kernel status other than ``OK``: overflow, a singular
+    base or joint pivot (naming the body), or, for a status that reports a bad
+    argument, that the argument checks did not find it."""
+    if status < 0 and status not in (NOT_FINITE, SINGULAR_BASE):
+        return f"kernel status {status} but every argument passed its check"
+    if status == NOT_FINITE:
+        return ("result: not finite although every input is: the inputs are too large "
+                "for float64 (overflow)")
+    if status == SINGULAR_BASE:
+        return (f"base {model.body_names[0]!r}: articulated inertia M^A_0 is not "
+                f"positive definite at this configuration, so its acceleration is "
+                f"undetermined (a massless floating base with too few massive "
+                f"descendants?)")
+    return (f"joint of body {model.body_names[status]!r} (q column {status - 1}): "
+            f"singular pivot D = Sᵀ M^A S + I_a ≈ 0, the subtree it moves has no "
+            f"inertia about or along the joint axis (e.g. a massless or point-mass "
+            f"leaf on a revolute axis); add armature or inertia, or prescribe "
+            f"its motion")
+
+
 def raise_for(status, model, recheck):
     """Turn a kernel status into the exception it stands for (or return).
 
@@ -323,17 +344,5 @@ def raise_for(status, model, recheck):
         return
     if status < 0 and status not in (NOT_FINITE, SINGULAR_BASE):
         recheck()
-        raise AssertionError(f"kernel status {status} but every argument passed its check")
-    if status == NOT_FINITE:
-        raise ValueError("result: not finite although every input is: the inputs are too large "
-                         "for float64 (overflow)")
-    if status == SINGULAR_BASE:
-        raise ValueError(f"base {model.body_names[0]!r}: articulated inertia M^A_0 is not "
-                         f"positive definite at this configuration, so its acceleration is "
-                         f"undetermined (a massless floating base with too few massive "
-                         f"descendants?)")
-    raise ValueError(f"joint of body {model.body_names[status]!r} (q column {status - 1}): "
-                     f"singular pivot D = Sᵀ M^A S + I_a ≈ 0, the subtree it moves has no "
-                     f"inertia about or along the joint axis (e.g. a massless or point-mass "
-                     f"leaf on a revolute axis); add armature or inertia, or prescribe "
-                     f"its motion")
+        raise AssertionError(status_message(status, model))
+    raise ValueError(status_message(status, model))

@@ -29,15 +29,23 @@ if JIT:
     from numba.core import types
     from numba.experimental import structref
 
-    @structref.register
-    class ModelDataType(types.StructRef):
+    class HandleType(types.StructRef):
+        """Base of every handle's numba type: fields are typed non-literal, so
+        that a handle built from ``False`` or ``0`` has the same type as one
+        built from any other bool or int (one compiled kernel for all).
+        Each handle subclasses it at module level, where numba's disk cache
+        finds the class again in a later process."""
+
         def preprocess_fields(self, fields):
             return tuple((n, types.unliteral(t)) for n, t in fields)
 
     @structref.register
-    class WorkspaceDataType(types.StructRef):
-        def preprocess_fields(self, fields):
-            return tuple((n, types.unliteral(t)) for n, t in fields)
+    class ModelDataType(HandleType):
+        pass
+
+    @structref.register
+    class WorkspaceDataType(HandleType):
+        pass
 
     class ModelData(structref.StructRefProxy):
         """Compiled handle of a :class:`liedyn.Model`'s arrays."""

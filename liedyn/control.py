@@ -46,7 +46,7 @@ from ._jit import Kernel, njit
 from .forward import forward_dynamics
 from .inverse import inverse_dynamics
 from .model import check_model
-from .se3 import _Ad_into, _ad_acc, _coad_acc, _inv_into, _log_into
+from .se3 import _Ad_into, _Ad_T_into, _ad_acc, _coad_acc, _inv_into, _log_into
 from .simulate import Inputs, State
 from .workspace import Workspace, binomials
 
@@ -181,7 +181,7 @@ def _base_error_jets(C0, V, Cd, Vd, binom, err):
     """Base error jets (SPEC §11.3): ``err[0] = log(C_d⁻¹ C₀)``,
     ``err[k+1] = V_E^(k) = Ad_{C_d⁻¹} (D^k ΔV)`` for ``k + 1 < len(err)``
     (``ΔV = V − V_d``, rows of ``V`` beyond its length taken as zero).
-    Returns ``(D^m ΔV)`` at row 0, ``m = V_d.shape[0] − 1``, and ``C_d⁻¹``."""
+    Returns ``(D^m ΔV)`` at row 0, ``m = V_d.shape[0] − 1``."""
     m = Vd.shape[0] - 1
     Cdi = np.empty((4, 4))
     _inv_into(Cd, Cdi)
@@ -203,7 +203,7 @@ def _base_error_jets(C0, V, Cd, Vd, binom, err):
         for j in range(m - k):
             for i in range(6):
                 Y[j, i] = Z[j, i]
-    return Y[0].copy(), Cdi
+    return Y[0].copy()
 
 
 @njit
@@ -231,7 +231,7 @@ def _command(rho, C0, V, Cd, Vd, q, qd, a_q, a_b, binom, V_out, q_out, e_b, e_q)
         q_out[rho, j] = acc                                                   # SPEC §11.1
     if Vd.shape[0] == 0:
         return OK
-    R, Cdi = _base_error_jets(C0, V, Cd, Vd, binom, e_b)
+    R = _base_error_jets(C0, V, Cd, Vd, binom, e_b)
     w = np.zeros(6)
     for k in range(rho):
         for i in range(6):
@@ -402,14 +402,14 @@ class FeedbackLinearization:
             fd = forward_dynamics(model, base_pose, base_twist, q, rho - 3, tau=tau,
                                   base_wrench=base_wrench, workspace=self._forward)
             Vk, qk = fd.base_twist, fd.q
+            C0 = model.home_pose if base_pose is None else base_pose
         else:
             if tau is not None or base_wrench is not None:
                 raise ValueError("tau, base_wrench: a law of relative degree 2 has no force "
                                  "states; pass None")
-            _, Vk, qk = motion_args(model, base_pose, base_twist, q, 1, 2)
+            C0, Vk, qk = motion_args(model, base_pose, base_twist, q, 1, 2)
             if qk.shape != (2, model.n_joints) or (floating and Vk.shape != (1, 6)):
                 check_motion_slow(model, base_pose, base_twist, q, 1, 2)
-        C0 = model.home_pose if base_pose is None else base_pose
         if floating and not plain(C0, 2):
             C0 = check_pose(C0, "base_pose")
         Cd, Vd, qd = _target_arrays(model, target, rho)
@@ -520,7 +520,28 @@ def _state_on(model, target, extra):
     return State(base_pose=Cd, base_twist=Vd[0], q=qd[0], qd=qd[1], extra=extra)
 
 
-class ElasticJointLaw:
+class _Law:
+    """What the actuator laws share: a reference callable, the controller
+    callback and the state from which a law tracks its target exactly.
+    A law defines ``model``, ``step(t, state)`` and ``actuator_state(target)``."""
+
+    def _set_reference(self, reference):
+        if not callable(reference):
+            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
+                            f"{type(reference).__name__}")
+        self.reference = reference
+
+    def __call__(self, t, state):
+        """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
+        return self.step(t, state).input
+
+    def state_on(self, target):
+        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
+        and :meth:`actuator_state`): from it the law tracks with zero error."""
+        return _state_on(self.model, target, self.actuator_state(target))
+
+
+class ElasticJointLaw(_Law):
     """Exact linearization of a robot with elastic joints (SPEC §11.4).
 
     Spong's model: link side ``M(q) q̈ + h = τ``, ``τ = K (θ − q)``; motor
@@ -560,10 +581,7 @@ class ElasticJointLaw:
         self.model = model
         self.stiffness = _positive(stiffness, "stiffness", n)
         self.motor_inertia = _positive(motor_inertia, "motor_inertia", n)
-        if not callable(reference):
-            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
-                            f"{type(reference).__name__}")
-        self.reference = reference
+        self._set_reference(reference)
         self.n_extra = 2 * n + (12 if model.floating_base else 0)
         self.n_input = n + (6 if model.floating_base else 0)
 
@@ -585,10 +603,6 @@ class ElasticJointLaw:
         _MOTOR.call(lin.q, lin.tau, lin.base_wrench, self.stiffness, self.motor_inertia, u)
         return ControlStep(u, lin)
 
-    def __call__(self, t, state):
-        """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
-        return self.step(t, state).input
-
     def plant(self, t, state, u):
         """Actuator model: ``τ = K (θ − q)``, ``θ̈ = B⁻¹ (u − τ)``, and for a
         floating base ``W₀`` applied with ``d/dt (W₀, Ẇ₀) = (Ẇ₀, Ẅ₀)``."""
@@ -604,11 +618,6 @@ class ElasticJointLaw:
         rate[2 * n:2 * n + 6] = x[2 * n + 6:]
         rate[2 * n + 6:] = u[n:]
         return Inputs(tau=tau, base_wrench=x[2 * n:2 * n + 6].copy(), extra_rate=rate)
-
-    def state_on(self, target):
-        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
-        and :meth:`actuator_state`): from it the law tracks with zero error."""
-        return _state_on(self.model, target, self.actuator_state(target))
 
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
@@ -627,7 +636,7 @@ class ElasticJointLaw:
         return x
 
 
-class RotorLagLaw:
+class RotorLagLaw(_Law):
     """Exact compensation of rotor lag and torque-rate drives (SPEC §11.5).
 
     Propeller thrusts follow ``ḟ = (f_cmd − f)/T_m`` and the base wrench is
@@ -667,10 +676,7 @@ class RotorLagLaw:
         self.linearization = FeedbackLinearization(model, 3, poles, base_poles=base_poles)
         self.model = model
         n = model.n_joints
-        if not callable(reference):
-            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
-                            f"{type(reference).__name__}")
-        self.reference = reference
+        self._set_reference(reference)
         if model.floating_base:
             if allocation is None or time_constant is None:
                 raise ValueError("allocation, time_constant: a floating base needs the thrust "
@@ -726,10 +732,6 @@ class RotorLagLaw:
                              self.time_constant, u)                          # SPEC §11.5
         return ControlStep(u, lin)
 
-    def __call__(self, t, state):
-        """The input (controller callback of :func:`liedyn.simulate`)."""
-        return self.step(t, state).input
-
     def plant(self, t, state, u):
         """Actuator model: ``ḟ = (f_cmd − f)/T_m``, ``W₀ = Ad_{C₀}^{−T} A f``,
         ``τ`` applied and ``τ̇`` the input."""
@@ -744,11 +746,6 @@ class RotorLagLaw:
         return Inputs(tau=x[6:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:6]),
                        extra_rate=rate)
 
-    def state_on(self, target):
-        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
-        and :meth:`actuator_state`): from it the law tracks with zero error."""
-        return _state_on(self.model, target, self.actuator_state(target))
-
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
         ``τ``, ``W₀`` from inverse dynamics of order 0, ``f = A⁻¹ Ad_{C_d}ᵀ W₀``."""
@@ -759,8 +756,8 @@ class RotorLagLaw:
         x = np.empty(self.n_extra)
         x[self._off:] = idr.tau[0]
         if floating:
-            R, p, W = Cd[:3, :3], Cd[:3, 3], idr.base_wrench[0]
-            Wb = np.concatenate([R.T @ (W[:3] - np.cross(p, W[3:])), R.T @ W[3:]])  # Ad_{C_d}ᵀ W₀
+            Wb = np.empty(6)
+            _Ad_T_into(Cd, idr.base_wrench[0], Wb)                           # Ad_{C_d}ᵀ W₀
             x[:6] = self._allocation_inv @ Wb
         return x
 
@@ -784,14 +781,8 @@ def _thrust_command(C, V, W, A_inv, f, T, u):
     the spatial base wrench jet ``W`` (≥2, 6) and the base twist ``V``."""
     D = W[1].copy()
     _coad_acc(1.0, V, W[0], D)
-    m = D[:3].copy()                        # Ad_Cᵀ D = (Rᵀ (m − p × f), Rᵀ f)
-    m[0] -= C[1, 3] * D[5] - C[2, 3] * D[4]
-    m[1] -= C[2, 3] * D[3] - C[0, 3] * D[5]
-    m[2] -= C[0, 3] * D[4] - C[1, 3] * D[3]
     Wb = np.empty(6)
-    for i in range(3):
-        Wb[i] = C[0, i] * m[0] + C[1, i] * m[1] + C[2, i] * m[2]
-        Wb[3 + i] = C[0, i] * D[3] + C[1, i] * D[4] + C[2, i] * D[5]
+    _Ad_T_into(C, D, Wb)
     df = A_inv @ Wb
     for i in range(6):
         u[i] = f[i] + T * df[i]

@@ -52,9 +52,12 @@ and Jacobians (``Y = J``), so ``V_ref^(k) = Σ_a C(k, a) J_ref^(a) ν^(k−a)``.
 
 import numpy as np
 
+from . import se3
 from ._checks import as_array, check_motion_slow, check_order
 from .kinematics import forward_kinematics
 from .model import check_model
+from .results import _freeze, _frozen_setattr
+from .se3 import _inv_into
 from .workspace import binomials
 
 __all__ = ["REFERENCES", "FrameKinematicsResult", "frame_pose", "frame_kinematics",
@@ -107,22 +110,6 @@ def ad_matrix(V):
     return out
 
 
-def _adjoint(C):
-    """``Ad_C = [[R, 0], [p̂ R, R]]`` (SPEC §1)."""
-    R = C[:3, :3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = out[3:, 3:] = R
-    out[3:, :3] = hat3(C[:3, 3]) @ R
-    return out
-
-
-def _inverse(C):
-    out = np.eye(4)
-    out[:3, :3] = C[:3, :3].T
-    out[:3, 3] = -C[:3, :3].T @ C[:3, 3]
-    return out
-
-
 def adjoint_jet(C, V, K):
     """Jet ``(K+1, 6, 6)`` of ``Ad_C`` for a pose moving with spatial twist
     jet ``V`` (at least ``K`` rows): ``d/dt Ad_C = ad_V Ad_C``, so
@@ -130,7 +117,7 @@ def adjoint_jet(C, V, K):
     B = binomials(K + 1)
     ad = ad_matrix(V[:K])
     G = np.zeros((K + 1, 6, 6))
-    G[0] = _adjoint(C)
+    G[0] = se3.Ad(C)
     for k in range(K):
         for a in range(k + 1):
             G[k + 1] += B[k, a] * ad[a] @ G[k - a]
@@ -143,7 +130,9 @@ def inverse_adjoint_jet(C, V, K):
     B = binomials(K + 1)
     ad = ad_matrix(V[:K])
     H = np.zeros((K + 1, 6, 6))
-    H[0] = _adjoint(_inverse(C))
+    Ci = np.empty((4, 4))
+    _inv_into(C, Ci)                  # se3.inv without its pose check: se3.Ad checks
+    H[0] = se3.Ad(Ci)
     for k in range(K):
         for a in range(k + 1):
             H[k + 1] -= B[k, a] * H[k - a] @ ad[a]
@@ -190,14 +179,49 @@ def _reference_jet(reference, X, V, P, K):
     return R
 
 
-def _point_jet(reference, X, V, C0, V0, K):
+def _point_jet(reference, X, V, C0, V0, K, P=None):
     """Jet (K+1, 3) of the reference point: the base origin (``V0`` the base
-    twist jet) or the frame origin (``V`` its twist jet); ``None`` otherwise."""
+    twist jet) or the frame origin (``V`` its twist jet; ``P`` its jet if
+    already formed, rows ≥ K+1); ``None`` otherwise."""
     if reference == "base":
         return position_jet(C0[:3, 3], V0, K)
     if reference == "local_world_aligned":
-        return position_jet(X[:3, 3], V, K)
+        return position_jet(X[:3, 3], V, K) if P is None else P[:K + 1]
     return None
+
+
+# ------------------------------------------------- from a kinematics pass --
+
+def rest_kinematics(model, base_pose, q):
+    """:func:`liedyn.forward_kinematics` of order 0 at joint positions ``q``
+    ``(n,)`` with the robot at rest (zero base twist and joint velocities):
+    poses and joint screws."""
+    return forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
+                              np.vstack([q, np.zeros(model.n_joints)]), 0)
+
+
+def _frame_pose(model, fk, f):
+    """``X = C_b O``: frame ``f``'s pose in the world from the kinematics ``fk``."""
+    return fk.body_pose[model.frame_body[f]] @ model.frame_offset[f]
+
+
+def _frame_jacobian(model, fk, f, reference, K):
+    """``(X, J_ref^(0..K))`` of frame ``f`` from the kinematics ``fk``, whose
+    screw jets have at least ``K + 1`` rows and twist jets ``K`` (SPEC §3):
+    the world Jacobian has the screws of the frame body's ancestors as
+    columns (and ``I₆`` as its base block), then ``J_ref^(k) = Σ_a C(k, a)
+    R^(a) J^(k−a)``."""
+    b = model.frame_body[f]
+    X = _frame_pose(model, fk, f)
+    V = fk.twist[:, b]
+    nb = 6 if model.floating_base else 0
+    J = np.zeros((K + 1, 6, nb + model.n_joints))
+    if nb:
+        J[0, :, :6] = np.eye(6)
+    for j in model.ancestors(b)[:-1]:
+        J[:, :, nb + j - 1] = fk.screw[:K + 1, j]
+    Pr = _point_jet(reference, X, V, fk.body_pose[0], fk.twist[:, 0], K)
+    return X, leibniz(_reference_jet(reference, X, V, Pr, K), J)
 
 
 # ---------------------------------------------------------------- public --
@@ -221,16 +245,11 @@ class FrameKinematicsResult:
     """
 
     __slots__ = ("frame", "reference", "pose", "twist", "position")
+    __setattr__ = _frozen_setattr
 
     def __init__(self, frame, reference, pose, twist, position):
-        for k, v in (("frame", frame), ("reference", reference), ("pose", pose),
-                     ("twist", twist), ("position", position)):
-            if isinstance(v, np.ndarray):
-                v.setflags(write=False)
-            object.__setattr__(self, k, v)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"FrameKinematicsResult is frozen: cannot set {name!r}")
+        _freeze(self, frame=frame, reference=reference, pose=pose, twist=twist,
+                position=position)
 
     def __repr__(self):
         return (f"FrameKinematicsResult(frame={self.frame!r}, reference={self.reference!r}, "
@@ -257,28 +276,15 @@ def frame_pose(model, base_pose, q, frame):
     check_model(model)
     f = frame_arg(model, frame)
     q = as_array(q, "q", shape=(model.n_joints,))
-    fk = forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
-                            np.vstack([q, np.zeros(model.n_joints)]), 0)
-    return fk.body_pose[model.frame_body[f]] @ model.frame_offset[f]
+    return _frame_pose(model, rest_kinematics(model, base_pose, q), f)
 
 
 def pose_and_jacobian(model, base_pose, q, f, reference):
     """``(X, J)``: pose ``(4, 4)`` and Jacobian ``(6, nv)`` in ``reference`` of
     frame index ``f`` at joint positions ``q (n,)`` (checked by the caller),
     from one kinematics pass."""
-    n = model.n_joints
-    fk = forward_kinematics(model, base_pose, np.zeros((1, 6)) if model.floating_base else None,
-                            np.vstack([q, np.zeros(n)]), 0)
-    b = model.frame_body[f]
-    X = fk.body_pose[b] @ model.frame_offset[f]
-    nb = 6 if model.floating_base else 0
-    J = np.zeros((1, 6, nb + n))
-    if nb:
-        J[0, :, :6] = np.eye(6)
-    for j in model.ancestors(b)[:-1]:
-        J[0, :, nb + j - 1] = fk.screw[0, j]
-    P = (fk.body_pose[0] if reference == "base" else X)[None, :3, 3]
-    return X, leibniz(_reference_jet(reference, X, fk.twist[:1, b], P, 0), J)[0]
+    X, J = _frame_jacobian(model, rest_kinematics(model, base_pose, q), f, reference, 0)
+    return X, J[0]
 
 
 def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference="world"):
@@ -315,11 +321,10 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     f = frame_arg(model, frame)
     ref = reference_arg(reference)
     fk = forward_kinematics(model, base_pose, base_twist, q, K)
-    b = model.frame_body[f]
-    X = fk.body_pose[b] @ model.frame_offset[f]
-    V = fk.twist[:, b]
+    X = _frame_pose(model, fk, f)
+    V = fk.twist[:, model.frame_body[f]]
     P = position_jet(X[:3, 3], V, K + 1)
-    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
+    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K, P)
     twist = leibniz(_reference_jet(ref, X, V, Pr, K), V)
     return FrameKinematicsResult(model.frame_names[f], ref, X, twist, P)
 
@@ -374,14 +379,4 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
     # here, do not depend on them (SPEC §3).
     Vpad = np.vstack([Vb, np.zeros((1, 6))]) if model.floating_base else None
     fk = forward_kinematics(model, C0, Vpad, np.vstack([qj, np.zeros((1, model.n_joints))]), K)
-    b = model.frame_body[f]
-    X = fk.body_pose[b] @ model.frame_offset[f]
-    V = fk.twist[:, b]
-    nb = 6 if model.floating_base else 0
-    J = np.zeros((K + 1, 6, nb + model.n_joints))
-    if nb:
-        J[0, :, :6] = np.eye(6)
-    for j in model.ancestors(b)[:-1]:
-        J[:, :, nb + j - 1] = fk.screw[:, j]
-    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K)
-    return leibniz(_reference_jet(ref, X, V, Pr, K), J)
+    return _frame_jacobian(model, fk, f, ref, K)[1]

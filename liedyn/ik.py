@@ -38,6 +38,7 @@ from . import se3
 from ._checks import as_array, check_pose, check_scalar
 from .frames import frame_arg, pose_and_jacobian
 from .model import check_model
+from .results import _freeze, _frozen_setattr
 
 __all__ = ["InverseKinematicsResult", "inverse_kinematics"]
 
@@ -70,17 +71,12 @@ class InverseKinematicsResult:
     """
 
     __slots__ = ("q", "converged", "status", "iterations", "error", "error_norm", "history")
+    __setattr__ = _frozen_setattr
 
     def __init__(self, q, status, error, history):
-        for k, v in (("q", q), ("converged", status == "converged"), ("status", status),
-                     ("iterations", len(history) - 1), ("error", error),
-                     ("error_norm", float(history[-1])), ("history", np.asarray(history))):
-            if isinstance(v, np.ndarray):
-                v.setflags(write=False)
-            object.__setattr__(self, k, v)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"InverseKinematicsResult is frozen: cannot set {name!r}")
+        _freeze(self, q=q, converged=status == "converged", status=status,
+                iterations=len(history) - 1, error=error, error_norm=float(history[-1]),
+                history=np.asarray(history))
 
     def __repr__(self):
         return (f"InverseKinematicsResult(status={self.status!r}, iterations={self.iterations}, "

@@ -147,6 +147,20 @@ class _Result:
         return f"{type(self).__name__}({fields})"
 
 
+def _frozen_setattr(self, name, value):
+    """``__setattr__`` of an immutable object: refuses every assignment."""
+    raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
+
+
+def _freeze(obj, **fields):
+    """Set the attributes ``fields`` of an object whose ``__setattr__`` is
+    :func:`_frozen_setattr`, making the arrays among them read-only."""
+    for k, v in fields.items():
+        if isinstance(v, np.ndarray):
+            v.setflags(write=False)
+        object.__setattr__(obj, k, v)
+
+
 class KinematicsResult:
     """Body poses and the jets of body twists and joint screws.
 
@@ -161,14 +175,10 @@ class KinematicsResult:
     """
 
     __slots__ = ("body_pose", "twist", "screw")
+    __setattr__ = _frozen_setattr
 
     def __init__(self, body_pose, twist, screw):
-        for k, v in (("body_pose", body_pose), ("twist", twist), ("screw", screw)):
-            v.setflags(write=False)
-            object.__setattr__(self, k, v)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"KinematicsResult is frozen: cannot set {name!r}")
+        _freeze(self, body_pose=body_pose, twist=twist, screw=screw)
 
 
 class InverseDynamicsResult(_Result):
@@ -260,11 +270,9 @@ class HybridDynamicsResult(ForwardDynamicsResult):
 
     def __init__(self, ws, call, motion_driven, base_motion_driven):
         super().__init__(ws, call)
-        motion_driven.setflags(write=False)
-        object.__setattr__(self, "motion_driven", motion_driven)
-        object.__setattr__(self, "base_motion_driven", base_motion_driven)
+        _freeze(self, motion_driven=motion_driven, base_motion_driven=base_motion_driven)
 
     def __setattr__(self, name, value):
         if name in ("motion_driven", "base_motion_driven"):
-            raise AttributeError(f"HybridDynamicsResult is frozen: cannot set {name!r}")
+            _frozen_setattr(self, name, value)
         object.__setattr__(self, name, value)

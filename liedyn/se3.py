@@ -222,6 +222,20 @@ def _Ad_into(C, X, out):
 
 
 @njit(inline=True)
+def _Ad_T_into(C, W, out):
+    """``out[:] = Ad_Cᵀ W = (Rᵀ (m − p × f), Rᵀ f)`` for a 4×4 pose ``C`` and
+    wrench ``W = (m, f)``: a spatial wrench seen in the frame ``C``
+    (``out`` must not be ``W``)."""
+    px, py, pz = C[0, 3], C[1, 3], C[2, 3]
+    mx = W[0] - (py * W[5] - pz * W[4])
+    my = W[1] - (pz * W[3] - px * W[5])
+    mz = W[2] - (px * W[4] - py * W[3])
+    for i in range(3):
+        out[i] = C[0, i] * mx + C[1, i] * my + C[2, i] * mz
+        out[3 + i] = C[0, i] * W[3] + C[1, i] * W[4] + C[2, i] * W[5]
+
+
+@njit(inline=True)
 def _ad(V, X):
     """``ad_V X = [V, X] = (ω × ω_X, ω × v_X + v × ω_X)`` as six scalars."""
     return (V[1] * X[2] - V[2] * X[1],

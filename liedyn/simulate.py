@@ -40,10 +40,13 @@ import time
 
 import numpy as np
 
-from ._checks import OK, about_base, as_array, check_pose, check_scalar, raise_for
+from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, \
+    status_message
+from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
-from .model import check_model
+from .model import _frozen, check_model
+from .results import _freeze, _frozen_setattr
 from .se3 import _dexp_inv_into, _exp_se3_into, shift_twist, shift_wrench, unshift_twist, \
     unshift_wrench
 from .workspace import Workspace
@@ -96,18 +99,17 @@ _REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_accelerati
                "joint_acceleration")
 
 if JIT:
-    from numba.core import types as _types
     from numba.experimental import structref as _structref
 
-    @_structref.register
-    class _SimDataType(_types.StructRef):
-        def preprocess_fields(self, fields):
-            return tuple((n, _types.unliteral(t)) for n, t in fields)
+    from ._data import HandleType
 
     @_structref.register
-    class _RecDataType(_types.StructRef):
-        def preprocess_fields(self, fields):
-            return tuple((n, _types.unliteral(t)) for n, t in fields)
+    class _SimDataType(HandleType):
+        pass
+
+    @_structref.register
+    class _RecDataType(HandleType):
+        pass
 
     class _SimData(_structref.StructRefProxy):
         """Compiled handle of a simulation's buffers."""
@@ -118,13 +120,8 @@ if JIT:
     _structref.define_proxy(_SimData, _SimDataType, list(_SIM_FIELDS))
     _structref.define_proxy(_RecData, _RecDataType, list(_REC_FIELDS))
 else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
-    def _plain(name, fields):
-        def __init__(self, *values):
-            for f, v in zip(fields, values):
-                setattr(self, f, v)
-        return type(name, (), {"__slots__": fields, "__init__": __init__})
-    _SimData = _plain("_SimData", _SIM_FIELDS)
-    _RecData = _plain("_RecData", _REC_FIELDS)
+    _SimData = _plain_handle("_SimData", _SIM_FIELDS)
+    _RecData = _plain_handle("_RecData", _REC_FIELDS)
 
 
 @njit
@@ -190,14 +187,6 @@ def _point(sim, i, h, base_ref, want):
     return s
 
 
-@njit(inline=True)
-def _finite(a):
-    for v in a.reshape(-1):
-        if not np.isfinite(v):
-            return False
-    return True
-
-
 @njit
 def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
     """The stage's inputs (about the reference point) into the kernel
@@ -207,21 +196,21 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
     if tau_u.shape[0] == 0:
         sim.tau[0, :] = 0.0
     else:
-        if not _finite(tau_u):
+        if not _all_finite(tau_u.reshape(-1)):
             return 1
         sim.tau[0, :] = tau_u
     if sim.Wb.shape[0] == 1:
         if W_u.shape[0] == 0:
             sim.Wb[0, :] = 0.0
         else:
-            if not _finite(W_u):
+            if not _all_finite(W_u.reshape(-1)):
                 return 2
             if base_ref:                           # about p = o + pt
                 unshift_wrench(W_u, pt, sim.Wb[0])
             else:                                  # about the world origin
                 shift_wrench(W_u, o, sim.Wb[0])
     if Wa_u.shape[0] != 0:
-        if not _finite(Wa_u):
+        if not _all_finite(Wa_u.reshape(-1)):
             return 3
         for j in range(Wa_u.shape[0]):
             if base_ref:
@@ -229,7 +218,7 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
             else:
                 shift_wrench(Wa_u[j], o, sim.Wa[0, j])
     if z_u.shape[0] != 0:
-        if not _finite(z_u):
+        if not _all_finite(z_u.reshape(-1)):
             return 4
         sim.zdot[:] = z_u
     return 0
@@ -403,16 +392,6 @@ _FIXED_STEPS = Kernel(_fixed_steps)
 
 # ------------------------------------------------------------------ types --
 
-def _frozen_setattr(self, name, value):
-    raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
-
-
-def _readonly(a):
-    a = np.array(a, dtype=float)
-    a.setflags(write=False)
-    return a
-
-
 class State:
     """The state of a simulation: base pose and twist, joint positions and
     velocities, extra states.
@@ -448,9 +427,9 @@ class State:
 
     def __init__(self, base_pose=None, base_twist=None, q=None, qd=None, extra=None):
         def arr(x, name, **kw):
-            return None if x is None else _readonly(as_array(x, name, **kw))
+            return None if x is None else _frozen(as_array(x, name, **kw))
         fields = {"base_pose": None if base_pose is None else
-                  _readonly(check_pose(base_pose, "base_pose")),
+                  _frozen(check_pose(base_pose, "base_pose")),
                   "base_twist": arr(base_twist, "base_twist", shape=(6,)),
                   "q": arr(q, "q", ndim=1), "qd": arr(qd, "qd", ndim=1),
                   "extra": arr(extra, "extra", ndim=1)}
@@ -458,8 +437,7 @@ class State:
                 and fields["q"].shape != fields["qd"].shape:
             raise ValueError(f"qd: expected the shape of q {fields['q'].shape}, "
                              f"got {fields['qd'].shape}")
-        for k, v in fields.items():
-            object.__setattr__(self, k, v)
+        _freeze(self, **fields)
 
     def __repr__(self):
         fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
@@ -476,9 +454,7 @@ class _StageState(State):
     __slots__ = ("_s", "_n")
 
     def __init__(self, s, n):
-        s.setflags(write=False)
-        object.__setattr__(self, "_s", s)
-        object.__setattr__(self, "_n", n)
+        _freeze(self, _s=s, _n=n)
 
     base_pose = property(lambda self: self._s[:16].reshape(4, 4))
     base_twist = property(lambda self: self._s[16:22])
@@ -585,11 +561,7 @@ class Trajectory:
     __setattr__ = _frozen_setattr
 
     def __init__(self, **fields):
-        for k in self.__slots__:
-            v = fields[k]
-            if isinstance(v, np.ndarray):
-                v.setflags(write=False)
-            object.__setattr__(self, k, v)
+        _freeze(self, **{k: fields[k] for k in self.__slots__})
 
     def __len__(self):
         return self.time.shape[0]
@@ -865,12 +837,7 @@ class _Run:
                    f"{self._source()}")
 
     def _dynamics_failed(self, t, status):
-        try:
-            raise_for(status, self.model, lambda: None)
-        except (ValueError, AssertionError) as err:
-            detail = str(err)
-        else:
-            detail = f"kernel status {status}"
+        detail = status_message(status, self.model)
         b = self.b
         if not (np.all(np.isfinite(b["x"])) and np.all(np.isfinite(b["C"]))):
             self._fail(t, "state", "the stage state is not finite")

@@ -100,7 +100,7 @@ from pathlib import Path
 import numpy as np
 
 from . import se3
-from .model import INERTIA_RTOL
+from .model import INERTIA_RTOL, ModelBuilder, Prismatic, Revolute, _frozen
 
 __all__ = ["URDFError", "URDFWarning", "Inertial", "Link", "Limit", "Mimic", "Joint",
            "Body", "Frame", "Description", "parse_urdf", "load_urdf"]
@@ -116,12 +116,6 @@ class URDFWarning(UserWarning):
 
 
 # ---------------------------------------------------------------- records --
-
-def _ro(a):
-    a = np.array(a, dtype=float)
-    a.setflags(write=False)
-    return a
-
 
 def _rpy_matrix(rpy):
     """``R_z(yaw) R_y(pitch) R_x(roll)`` for URDF's ``rpy = (roll, pitch, yaw)``."""
@@ -482,7 +476,7 @@ class _Reader:
         ixx, ixy, ixz, iyy, iyz, izz = (self.floats(ie, a, None, None, where, required=True)
                                         for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         I = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        return Link(name, Inertial(mass, _ro(xyz), _ro(rpy), _ro(I)))
+        return Link(name, Inertial(mass, _frozen(xyz), _frozen(rpy), _frozen(I)))
 
     def joint(self, el, k):
         name, where = self.named(el, "joint", k)
@@ -519,8 +513,8 @@ class _Reader:
             mimic = Mimic(self.attr(mel, "joint", where),
                           self.floats(mel, "multiplier", None, 1.0, where),
                           self.floats(mel, "offset", None, 0.0, where))
-        return Joint(name, jtype, parent, child, _ro(xyz), _ro(rpy), _ro(axis), limit,
-                     damping, friction, mimic)
+        return Joint(name, jtype, parent, child, _frozen(xyz), _frozen(rpy), _frozen(axis),
+                     limit, damping, friction, mimic)
 
 
 # --------------------------------------------------------------- the tree --
@@ -574,16 +568,21 @@ def _tree(rd, links, joints, root):
     return root, children, parent_joint
 
 
+def _split_inertia(M):
+    """``(m, c, J_c)`` of a body inertia ``M`` (6, 6): mass, centre of mass
+    (zero without mass) and the symmetric part of the rotational inertia about it."""
+    m = np.trace(M[3:, 3:]) / 3.0
+    c = se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m if m > 0.0 else np.zeros(3)
+    C = se3.hat(c)
+    J = M[:3, :3] - m * C @ C.T              # parallel axes: J_O = J_c + m ĉ ĉᵀ
+    return m, c, 0.5 * (J + J.T)
+
+
 def _com_moments(M):
     """Principal moments about the centre of mass of a body inertia ``M``
     (6, 6), and the tolerance ``INERTIA_RTOL · max|M|`` they are judged with
     (the convention of :func:`liedyn.model.check_inertia`)."""
-    m = np.trace(M[3:, 3:]) / 3.0
-    J = M[:3, :3]
-    if m > 0.0:
-        C = se3.hat(se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m)
-        J = J - m * C @ C.T                  # parallel axes: J_O = J_c + m ĉ ĉᵀ
-    return np.linalg.eigvalsh(0.5 * (J + J.T)), INERTIA_RTOL * np.max(np.abs(M))
+    return np.linalg.eigvalsh(_split_inertia(M)[2]), INERTIA_RTOL * np.max(np.abs(M))
 
 
 def _walk(rd, root, children, parent_joint, link_of):
@@ -610,7 +609,7 @@ def _walk(rd, root, children, parent_joint, link_of):
         if j.type == "fixed":
             place[j.child] = (b, A)
             rows[b]["links"].append(j.child)
-            frames.append(Frame(j.child, b, _ro(A)))
+            frames.append(Frame(j.child, b, _frozen(A)))
             continue
         place[j.child] = (len(rows), np.eye(4))
         bounded = j.type != "continuous" and j.limit is not None
@@ -624,22 +623,25 @@ def _walk(rd, root, children, parent_joint, link_of):
         b, T = place[name]
         if link_of[name].inertial is not None:
             Mb[b] += se3.transform_inertia(T, link_of[name].inertial.body_inertia)
-    bodies = tuple(Body(**{**r, "axis": _ro(r["axis"]), "origin": _ro(r["origin"]),
-                           "inertia": _ro(0.5 * (M + M.T)), "links": tuple(r["links"])})
+    bodies = tuple(Body(**{**r, "axis": _frozen(r["axis"]), "origin": _frozen(r["origin"]),
+                           "inertia": _frozen(0.5 * (M + M.T)),
+                           "links": tuple(r["links"])})
                    for r, M in zip(rows, Mb))
     return bodies, tuple(frames), jtree
 
 
 def _check_inertias(rd, bodies, link_of, floating_base):
     """Raise for a moving body whose inertia is not positive semi-definite;
-    return the warning lines for link inertias no rigid body has.
+    return ``(body index, warning line)`` for link inertias no rigid body has.
 
     A moving body needs a positive semi-definite inertia, else the mass matrix
     can be indefinite. The base of a fixed-base model never moves: only its
     mass and centre of mass enter the support reaction.
     """
     strange = []
-    for b in (bodies if floating_base else bodies[1:]):
+    for k, b in enumerate(bodies):
+        if k == 0 and not floating_base:
+            continue
         lam, tol = _com_moments(b.inertia)
         if lam[0] < -tol:
             welded = "" if len(b.links) == 1 else \
@@ -652,12 +654,13 @@ def _check_inertias(rd, bodies, link_of, floating_base):
                 continue
             lam, tol = _com_moments(inl.body_inertia)
             if lam[0] < -tol:
-                strange.append(f"link {name!r}: principal moments {lam} not positive "
-                               f"semi-definite (the body {b.name!r} it is welded to is)")
+                strange.append((k, f"link {name!r}: principal moments {lam} not positive "
+                                   f"semi-definite (the body {b.name!r} it is welded to is)"))
             elif lam[0] + lam[1] < lam[2] - tol:
-                strange.append(f"link {name!r}: principal moments {lam} violate J1 + J2 >= J3")
+                strange.append((k, f"link {name!r}: principal moments {lam} violate "
+                                   f"J1 + J2 >= J3"))
             elif inl.mass == 0.0 and lam[2] > tol:
-                strange.append(f"link {name!r}: zero mass with a rotational inertia")
+                strange.append((k, f"link {name!r}: zero mass with a rotational inertia"))
     return strange
 
 
@@ -681,8 +684,16 @@ def _singular_leaves(bodies):
     return out
 
 
-def _describe(source, floating_base, root):
-    """``(Description, warning messages)``."""
+def _describe(source, floating_base, root, loading=False):
+    """``(Description, warning messages, indices of the bodies whose link
+    inertias the messages call unrealizable)``.
+
+    ``loading``: for :func:`load_urdf`, whose model builder checks each body's
+    inertia again. A body of one link has that link's inertia, and the
+    builder's warning about it names the file and the link, so the messages
+    leave it out; for a body with links welded to it they keep the lines,
+    which name the welded link at fault, and the builder's warning is dropped.
+    """
     if not isinstance(floating_base, (bool, np.bool_)):
         raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
     top, label = _read(source)
@@ -711,9 +722,11 @@ def _describe(source, floating_base, root):
 
     notes = []
     strange = _check_inertias(rd, bodies, link_of, floating_base)
+    if loading:
+        strange = [(k, line) for k, line in strange if len(bodies[k].links) > 1]
     if strange:
         notes.append("inertias that no rigid body has, loaded as written (the bodies are "
-                     "positive semi-definite):\n  " + "\n  ".join(strange))
+                     "positive semi-definite):\n  " + "\n  ".join(line for _, line in strange))
     singular = _singular_leaves(bodies)
     if singular:
         notes.append("leaf bodies with no inertia along their joint (forward dynamics is "
@@ -736,7 +749,7 @@ def _describe(source, floating_base, root):
         notes.append("ignored (no effect on the model):\n  " + "\n  ".join(ignored))
     src = label if label == "<string>" else repr(label)
     desc = Description(top.get("name", ""), label, root, links, joints, bodies, frames)
-    return desc, [f"{src}: {n}" for n in notes]
+    return desc, [f"{src}: {n}" for n in notes], {k for k, _ in strange}
 
 
 def parse_urdf(source, *, floating_base=True, root=None):
@@ -774,7 +787,7 @@ def parse_urdf(source, *, floating_base=True, root=None):
     URDFWarning
         Ignored elements, mimic joints, unrealizable inertias, singular leaves.
     """
-    desc, notes = _describe(source, floating_base, root)
+    desc, notes, _ = _describe(source, floating_base, root)
     for n in notes:
         warnings.warn(n, URDFWarning, stacklevel=2)
     return desc
@@ -803,15 +816,16 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
     -----
     URDFWarning
         As :func:`parse_urdf`; the model builder's warnings about a body's
-        inertia are repeated with the file and the link named. The base of a
-        fixed-base model whose rotational inertia is not positive
-        semi-definite is loaded with its negative principal moments set to
-        zero: a base that never moves has no rotational dynamics, so only its
-        mass and centre of mass enter a result (the support reaction).
+        inertia are repeated with the file and the link named. Each
+        unrealizable inertia is reported once: by the builder for a body of
+        one link, by the description (naming the link) for a link welded to
+        a body. The base of a fixed-base model whose rotational inertia is
+        not positive semi-definite is loaded with its negative principal
+        moments set to zero: a base that never moves has no rotational
+        dynamics, so only its mass and centre of mass enter a result (the
+        support reaction).
     """
-    from . import ModelBuilder, Prismatic, Revolute   # here: the package exports load_urdf
-
-    desc, notes = _describe(source, floating_base, root)
+    desc, notes, reported = _describe(source, floating_base, root, loading=True)
     src = desc.source if desc.source == "<string>" else repr(desc.source)
     inertias = [b.inertia for b in desc.bodies]
     if not floating_base:
@@ -825,7 +839,7 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
     for n in notes:
         warnings.warn(n, URDFWarning, stacklevel=2)
     builder = ModelBuilder(floating_base=floating_base, gravity=gravity)
-    for b, inertia in zip(desc.bodies, inertias):
+    for k, (b, inertia) in enumerate(zip(desc.bodies, inertias)):
         joint = None
         if b.joint_type is not None:
             kind = Revolute if b.joint_type == "revolute" else Prismatic
@@ -841,6 +855,8 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
                 raise URDFError(f"{src}: {where}: {err}") from None
         for w in record:
             if issubclass(w.category, RuntimeWarning):
+                if k in reported and str(w.message).startswith("inertia: "):
+                    continue                   # the notes named the welded link at fault
                 warnings.warn(f"{src}: {where}: {w.message}", URDFWarning, stacklevel=2)
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -852,9 +868,6 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
 def _clip_rotational(M):
     """``M`` (6, 6) with the negative principal moments of its rotational
     inertia about the centre of mass set to zero (mass and CoM unchanged)."""
-    m = np.trace(M[3:, 3:]) / 3.0
-    c = se3.vee(0.5 * (M[:3, 3:] - M[3:, :3])) / m if m > 0.0 else np.zeros(3)
-    C = se3.hat(c)
-    J = M[:3, :3] - m * C @ C.T
-    lam, E = np.linalg.eigh(0.5 * (J + J.T))
+    m, c, J = _split_inertia(M)
+    lam, E = np.linalg.eigh(J)
     return se3.spatial_inertia(m, c, (E * np.maximum(lam, 0.0)) @ E.T)

@@ -9,6 +9,7 @@ forms for the conventions, one test per error and per warning.
 
 import dataclasses
 import math
+import re
 import warnings
 
 import numpy as np
@@ -712,6 +713,32 @@ def test_load_urdf_repeats_builder_warnings_with_file_and_link():
     assert all(w.category is URDFWarning for w in record)
     msgs = [str(w.message) for w in record]
     assert any(m.startswith("<string>: link 'a': inertia: principal moments") for m in msgs)
+    assert len(msgs) == 1                   # not again in the description's notes
+
+
+@pytest.mark.parametrize("case", ["one link", "zero mass", "welded"])
+def test_load_urdf_warns_once_per_unrealizable_inertia(case):
+    """One unrealizable link inertia, one warning: the builder's for a body of
+    one link (the same inertia), the description's, naming the welded link,
+    for a body with links welded to it."""
+    if case == "welded":
+        xml = robot(link("base"), link("x", inertial(ixx=0.1, iyy=0.1, izz=1.0)), link("a"),
+                    joint("w", "base", "x", jtype="fixed", extra="",
+                          origin='<origin xyz="0.3 0 0"/>'),
+                    joint("j", "base", "a"))
+        expected = r"^<string>: inertias that no rigid body has.*\n  link 'x': principal " \
+                   r"moments \[0\.1 0\.1 1\. *\] violate J1 \+ J2 >= J3$"
+    else:
+        odd = inertial(ixx=0.1, iyy=0.1, izz=1.0) if case == "one link" else inertial(m=0.0)
+        xml = robot(link("base"), link("a", odd), joint("j", "base", "a"))
+        expected = (r"^<string>: link 'a': inertia: principal moments \[0\.1 0\.1 1\. *\] "
+                    r"break the triangle inequality" if case == "one link" else
+                    r"^<string>: link 'a': inertia: rotational inertia without mass")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        load_urdf(xml)
+    assert [w.category for w in record] == [URDFWarning]
+    assert re.search(expected, str(record[0].message), re.S)
 
 
 MESH = '<visual><geometry><mesh filename="package://r/meshes/part.stl"/></geometry></visual>'

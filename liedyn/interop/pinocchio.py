@@ -80,7 +80,7 @@ import numpy as np
 
 from .. import se3
 from .._checks import as_array, check_jet, check_order, check_pose
-from ..frames import adjoint_jet, inverse_adjoint_jet
+from ..frames import adjoint_jet, inverse_adjoint_jet, rest_kinematics
 from ..model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
 from ..workspace import binomials
 
@@ -445,18 +445,25 @@ class PinocchioModel:
         Joint frame ``O_i`` gets ``Ad_{O_i}ᵀ W``. Wrenches on a base without
         free flyer act on the universe and change no joint force.
         """
-        pin = _pin()
         W = as_array(applied, "applied", shape=(self.liedyn_model.n_bodies, 6))
-        pin.forwardKinematics(self.model, self.data, q_pin)
+        _pin().forwardKinematics(self.model, self.data, q_pin)
+        return self._fext(W)[0]
+
+    def _fext(self, W):
+        """:meth:`fext` at the joint placements ``data.oMi`` already computed,
+        and the joint frames' wrenches ``f_i = Ad_{O_i}ᵀ W`` ``(njoints, 6)``,
+        ``(m, f)`` order (zero for joints that carry no body)."""
+        pin = _pin()
         out = pin.StdVec_Force()
         for _ in range(self.model.njoints):
             out.append(pin.Force.Zero())
+        f = np.zeros((self.model.njoints, 6))
         for j in range(self.liedyn_model.n_bodies):
             i = int(self.joint_id[j])
             if i:
-                Wl = se3.Ad(self.data.oMi[i].homogeneous).T @ W[j]
-                out[i] = pin.Force(Wl[3:], Wl[:3])
-        return out
+                f[i] = se3.Ad(self.data.oMi[i].homogeneous).T @ W[j]
+                out[i] = pin.Force(f[i, 3:], f[i, :3])
+        return out, f
 
     # -- dynamics by Pinocchio, liedyn conventions ------------------------------------
     #
@@ -482,18 +489,18 @@ class PinocchioModel:
             return None, 0.0
         pin = _pin()
         W = check_jet(applied, "applied", (rows, self.liedyn_model.n_bodies, 6))
-        fext = self.fext(q_pin, W[0])
         if rows == 1:
-            return fext, 0.0
-        pin.forwardKinematics(self.model, self.data, q_pin, v_pin)
-        pin.computeJointJacobians(self.model, self.data, q_pin)
+            return self.fext(q_pin, W[0]), 0.0
+        pin.forwardKinematics(self.model, self.data, q_pin, v_pin)    # oMi and v, once
+        pin.computeJointJacobians(self.model, self.data)
+        fext, f = self._fext(W[0])
         rate = np.zeros(self.nb + self.n)
         for j in range(self.liedyn_model.n_bodies):
             i = int(self.joint_id[j])
             if i:
                 AdT = se3.Ad(self.data.oMi[i].homogeneous).T
                 Vi = np.concatenate([self.data.v[i].angular, self.data.v[i].linear])
-                fdot = AdT @ W[1, j] + se3.ad(Vi).T @ (AdT @ W[0, j])
+                fdot = AdT @ W[1, j] + se3.ad(Vi).T @ f[i]
                 J = pin.getJointJacobian(self.model, self.data, i, pin.ReferenceFrame.LOCAL)
                 rate += J.T @ swap_halves(fdot)
         return fext, rate
@@ -763,10 +770,7 @@ def pair(model, pin_model, *, base_pose=None):
 
 
 def _liedyn_poses(bridge, C0, q):
-    from ..kinematics import forward_kinematics
-    model = bridge.liedyn_model
-    twist = np.zeros((1, 6)) if model.floating_base else None
-    return forward_kinematics(model, C0, twist, np.vstack([q, np.zeros_like(q)]), 0).body_pose
+    return rest_kinematics(bridge.liedyn_model, C0, q).body_pose
 
 
 def _pin_frames(bridge, C0, q):
