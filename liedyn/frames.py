@@ -56,7 +56,7 @@ from . import se3
 from ._checks import as_array, check_motion_slow, check_order
 from .kinematics import forward_kinematics
 from .model import check_model
-from .results import _freeze, _frozen_setattr
+from .results import _freeze, _frozen_setattr, _hat
 from .se3 import _inv_into
 from .workspace import binomials
 
@@ -91,22 +91,12 @@ def reference_arg(reference):
 
 # ------------------------------------------------------------ Lie jets --
 
-def hat3(x):
-    """``x̂`` (..., 3, 3), the cross-product matrix of ``x`` (..., 3)."""
-    x = np.asarray(x, float)
-    out = np.zeros(x.shape[:-1] + (3, 3))
-    out[..., 0, 1], out[..., 0, 2] = -x[..., 2], x[..., 1]
-    out[..., 1, 0], out[..., 1, 2] = x[..., 2], -x[..., 0]
-    out[..., 2, 0], out[..., 2, 1] = -x[..., 1], x[..., 0]
-    return out
-
-
 def ad_matrix(V):
     """``ad_V = [[ω̂, 0], [v̂, ω̂]]`` for twists ``V`` (..., 6): shape (..., 6, 6)."""
     V = np.asarray(V, float)
     out = np.zeros(V.shape[:-1] + (6, 6))
-    out[..., :3, :3] = out[..., 3:, 3:] = hat3(V[..., :3])
-    out[..., 3:, :3] = hat3(V[..., 3:])
+    out[..., :3, :3] = out[..., 3:, 3:] = _hat(V[..., :3])
+    out[..., 3:, :3] = _hat(V[..., 3:])
     return out
 
 
@@ -175,7 +165,7 @@ def _reference_jet(reference, X, V, P, K):
     R[0] = np.eye(6)
     if reference in ("base", "local_world_aligned"):
         for k in range(K + 1):
-            R[k, 3:, :3] = -hat3(P[k])                   # Ad_{T(−p)}^(k)
+            R[k, 3:, :3] = -_hat(P[k])                   # Ad_{T(−p)}^(k)
     return R
 
 

@@ -24,12 +24,14 @@ __all__ = ["KinematicsResult", "InverseDynamicsResult", "ForwardDynamicsResult",
 
 # ---------------------------------------------------- frame of the outputs --
 
-def _hat(o):
-    """``ô`` for ``o`` of shape ``(..., 3)``: shape ``(..., 3, 3)``."""
-    z = np.zeros(o.shape[:-1])
-    x, y, w = o[..., 0], o[..., 1], o[..., 2]
-    return np.stack([np.stack([z, -w, y], -1), np.stack([w, z, -x], -1),
-                     np.stack([-y, x, z], -1)], -2)
+def _hat(x):
+    """``x̂`` (..., 3, 3), the cross-product matrix of ``x`` (..., 3)."""
+    x = np.asarray(x, float)
+    out = np.zeros(x.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -x[..., 2], x[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = x[..., 2], -x[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -x[..., 1], x[..., 0]
+    return out
 
 
 def _against(o, a):
