@@ -154,10 +154,11 @@ class Workspace:
         arrays = [np.zeros(lead + s) if f in ("o", "d") else np.empty(lead + s)
                   for f, s in zip(_FIELDS + OUTPUTS, scratch_shapes(model.n_bodies, r))]
         for f, a in zip(_FIELDS + OUTPUTS, arrays):
+            if f in OUTPUTS:            # results hand these out: the kernels alone write them,
+                a = a.view()            # through the handle (plain Python objects when numba
+                a.setflags(write=False)  # is disabled), so only the view is read-only
             setattr(self, f, a)
         self._data = (_MAKE if samples is None else _MAKE_BATCH).call(r, self.binom, *arrays)
-        for f in OUTPUTS:               # results hand these out: the kernels alone write them
-            getattr(self, f).setflags(write=False)
         self._free = [True]   # one token: list.pop and append are atomic under the GIL
         self._calls = 0
 
