@@ -155,7 +155,8 @@ def _batch_arg(x, name, tail, B=None):
 
 
 def _batch_motion(model, base_pose, base_twist, q, twist_rows, q_rows):
-    """``(B, C0, Vb, q)``; shared arrays (leading axis 1) stand for every sample."""
+    """``(B, C0, Vb, q)``; an argument left out (the home pose, a fixed base's
+    empty twist) has leading axis 1 and stands for every sample."""
     qj = _batch_arg(q, "q", (q_rows, model.n_joints))
     B = qj.shape[0]
     C0 = model.home_pose[None] if base_pose is None else _batch_arg(base_pose, "base_pose",
