@@ -71,18 +71,21 @@ def _workspace_data(order, binom, o, d, F, C, S, V, c, Ic, Pi, W, MA, U, D, L, b
                          base_wrench, tau)
 
 
+# the same shapes in compiled code (a Workspace takes them in Python: no dispatch per call)
+_scratch_shapes = njit(scratch_shapes, inline=True)
+
+
 @njit
 def new_workspace_data(N, r, binom):
     """A fresh single-sample handle, allocated in compiled code (the batch
-    kernels make one per block of samples)."""
-    return WorkspaceData(r, binom, np.zeros(3), np.zeros(3), np.empty((N, 4, 4)),
-                         np.empty((N, 4, 4)),
-                         np.empty((r + 2, N, 6)), np.empty((r + 2, N, 6)),
-                         np.empty((r + 3, N, 3)), np.empty((r + 2, N, 3, 3)),
-                         np.empty((r + 2, N, 6)), np.empty((r + 1, N, 6)),
-                         np.empty((N, 6, 6)), np.empty((N, 6)), np.empty(N), np.empty((6, 6)),
-                         np.empty((r + 2, 6)), np.empty((r + 3, N - 1)), np.empty((r + 1, 6)),
-                         np.empty((r + 1, N - 1)))
+    kernels make one per block of samples); its fields are zeroed where a
+    :class:`Workspace`'s are."""
+    s = _scratch_shapes(N, r)
+    return WorkspaceData(r, binom, np.zeros(s[0]), np.zeros(s[1]), np.empty(s[2]),
+                         np.empty(s[3]), np.empty(s[4]), np.empty(s[5]), np.empty(s[6]),
+                         np.empty(s[7]), np.empty(s[8]), np.empty(s[9]), np.empty(s[10]),
+                         np.empty(s[11]), np.empty(s[12]), np.empty(s[13]), np.empty(s[14]),
+                         np.empty(s[15]), np.empty(s[16]), np.empty(s[17]))
 
 
 @njit
