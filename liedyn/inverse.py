@@ -149,4 +149,4 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
             check_applied_slow(model, applied, r + 1)))
-    return InverseDynamicsResult(ws, call)
+    return InverseDynamicsResult(ws, call, ws.base_wrench.copy(), ws.tau.copy())

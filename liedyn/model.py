@@ -46,6 +46,7 @@ and row 0, the base, holds no joint)
 =====================  ============  ===========================================
 """
 
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -310,6 +311,14 @@ class ModelBuilder:
                            tuple(self._frames))
 
 
+class _WorkspacePool(threading.local):
+    """The workspaces that calls without ``workspace=`` use, per thread:
+    ``{order: [Workspace, …]}`` (see :func:`liedyn.workspace.pooled_workspace`)."""
+
+    def __init__(self):
+        self.by_order = {}
+
+
 def _frozen(a):
     a = np.array(a)                      # a copy this model owns
     a.setflags(write=False)
@@ -329,7 +338,7 @@ class Model:
                  "joint_damping", "joint_lower", "joint_upper", "body_origin", "body_home",
                  "joint_screw", "body_inertia", "body_mass", "body_com", "body_rot_inertia",
                  "frame_body", "frame_offset", "home_pose", "n_bodies", "n_joints", "nv",
-                 "n_frames", "_index", "_spec", "_data", "__weakref__")
+                 "n_frames", "_index", "_spec", "_data", "_pool", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("Model: build a model with liedyn.ModelBuilder(...).build() "
@@ -341,6 +350,7 @@ class Model:
         N = len(bodies)
         put = lambda k, v: object.__setattr__(self, k, v)     # noqa: E731 (only here)
         put("_spec", (floating_base, gravity.copy(), bodies, frames))
+        put("_pool", _WorkspacePool())
         put("floating_base", floating_base)
         put("n_bodies", N)                                 # N, bodies including the base
         put("n_joints", N - 1)                             # n = N − 1

@@ -1,19 +1,25 @@
 """Typed results of the algorithms.
 
-A result reads everything from its call's workspace: the principal outputs
-(the force or motion jets the call solved for) are the workspace's
-read-only output arrays, and the body jets (poses, twists, screws, momenta,
-wrenches, articulated inertias of every body), computed about the base
-origin ``o`` (SPEC §1), are mapped back to the call's reference point (the
-world origin, or the base origin with ``reference="base"``) and copied when
-first read: one adjoint per jet, so a result that never reads them pays
-nothing. Body poses are in the world. Once a later call has used the same
-workspace, every attribute raises ``RuntimeError`` rather than return
-another call's numbers. A call without a workspace has one of its own, so
-its result never expires.
+What a result owns: its force and motion jets (``base_wrench``, ``tau``,
+and for forward and hybrid dynamics ``base_twist`` and ``q``, a few hundred
+numbers) are read-only arrays of its own, copied out of the workspace when
+the call returns. They stay valid for ever, whatever later calls do with the
+workspace.
+
+What a result reads later: the body jets (poses, twists, screws, momenta,
+wrenches, articulated inertias of every body, O(N · order) numbers),
+computed about the base origin ``o`` (SPEC §1), stay in the call's
+workspace and are mapped back to the call's reference point (the world
+origin, or the base origin with ``reference="base"``) and copied when first
+read: one adjoint per jet, so a result that never reads them pays nothing.
+Body poses are in the world. If the call was given ``workspace=`` and a
+later call has used that workspace, reading a body jet not read before
+raises ``RuntimeError`` rather than return another call's numbers. A call
+without ``workspace=`` takes a pooled workspace that is reused only once no
+result refers to it, so its body jets never expire.
 
 Batch results are the same types with a leading sample axis; without a
-batch workspace they own their outputs and keep no body jets.
+batch workspace they keep no body jets.
 """
 
 import numpy as np
@@ -75,20 +81,42 @@ def unshift_inertia(M, o):
 
 # ------------------------------------------------------------- the types --
 
-def _output(name, doc):
-    """A read-only attribute: the output array ``name`` of the call."""
-    return property(lambda self: self._output(name), doc=doc)
+def _frozen_setattr(self, name, value):
+    """``__setattr__`` of an immutable object: refuses every assignment."""
+    raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
+
+
+def _freeze(obj, **fields):
+    """Set the attributes ``fields`` of an object whose ``__setattr__`` is
+    :func:`_frozen_setattr`, making the arrays among them read-only."""
+    for k, v in fields.items():
+        if isinstance(v, np.ndarray):
+            v.setflags(write=False)
+        object.__setattr__(obj, k, v)
+
+
+_put = object.__setattr__
 
 
 class _Result:
-    """Outputs and body jets read from a workspace (or, for a batch without
-    a batch workspace, outputs owned by the result)."""
+    """Outputs owned by the result; body jets read from the call's workspace.
 
-    __slots__ = ("_ws", "_call", "_cache", "_owned")
+    ``outputs`` are the arrays of :attr:`_fields`, in order, that the result
+    takes over (copies the caller made: nothing else refers to them); they
+    are made read-only."""
+
+    __slots__ = ("_ws", "_call", "_cache")
+    __setattr__ = _frozen_setattr
     _fields = ()
 
-    def __init__(self, ws, call, owned=None):
-        self._ws, self._call, self._cache, self._owned = ws, call, None, owned
+    def __init__(self, ws, call, *outputs):
+        _put(self, "_ws", ws)
+        _put(self, "_call", call)
+        _put(self, "_cache", None)
+        for name, a in zip(self._fields, outputs):
+            if type(a) is np.ndarray:
+                a.flags.writeable = False
+            _put(self, name, a)
 
     def _live(self, name):
         """The workspace, if this result's call was the last to use it."""
@@ -97,22 +125,18 @@ class _Result:
             raise RuntimeError(f"{name}: a batch call keeps body jets only in a batch workspace; "
                                f"pass workspace=liedyn.Workspace(model, order, samples=B)")
         if ws._calls != self._call:
-            raise RuntimeError(f"{name}: the workspace of this result has since served another "
-                               f"call, which overwrote it; read the result before reusing the "
-                               f"workspace (copy what you keep), or call without workspace=")
+            raise RuntimeError(f"{name}: the workspace passed to this result's call has since "
+                               f"served another call, which overwrote the body jets; read them "
+                               f"before reusing the workspace, or call without workspace= (the "
+                               f"force and motion jets of a result are its own and stay valid)")
         return ws
-
-    def _output(self, name):
-        if self._owned is not None:
-            return self._owned[name]
-        return getattr(self._live(name), name)
 
     def _body(self, name, field, unshift, point="d"):
         """Body quantity ``field`` of the workspace, mapped from the
         computation point ``o`` back to the call's reference point (``d``;
         poses: back to the world, ``o``)."""
         if self._cache is None:
-            self._cache = {}
+            _put(self, "_cache", {})
         if name not in self._cache:
             ws = self._live(name)
             out = unshift(getattr(ws, field), getattr(ws, point))
@@ -142,25 +166,8 @@ class _Result:
         return self._body("wrench", "W", unshift_wrench)
 
     def __repr__(self):
-        try:
-            fields = ", ".join(f"{k}={np.shape(getattr(self, k))}" for k in self._fields)
-        except RuntimeError:
-            fields = "expired: its workspace served a later call"
+        fields = ", ".join(f"{k}={np.shape(getattr(self, k))}" for k in self._fields)
         return f"{type(self).__name__}({fields})"
-
-
-def _frozen_setattr(self, name, value):
-    """``__setattr__`` of an immutable object: refuses every assignment."""
-    raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
-
-
-def _freeze(obj, **fields):
-    """Set the attributes ``fields`` of an object whose ``__setattr__`` is
-    :func:`_frozen_setattr`, making the arrays among them read-only."""
-    for k, v in fields.items():
-        if isinstance(v, np.ndarray):
-            v.setflags(write=False)
-        object.__setattr__(obj, k, v)
 
 
 class KinematicsResult:
@@ -199,10 +206,7 @@ class InverseDynamicsResult(_Result):
         Body jets (see the properties), read from the workspace on first access.
     """
 
-    __slots__ = ()
-    _fields = ("base_wrench", "tau")
-    base_wrench = _output("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
-    tau = _output("tau", "``τ^(k)`` (r+1, n).")
+    __slots__ = _fields = ("base_wrench", "tau")
 
     @property
     def momentum(self):
@@ -230,12 +234,7 @@ class ForwardDynamicsResult(_Result):
         Body quantities (see the properties), read on first access.
     """
 
-    __slots__ = ()
-    _fields = ("base_twist", "q", "base_wrench", "tau")
-    base_twist = _output("base_twist", "``V₀^(k)`` (r+2, 6), world frame.")
-    q = _output("q", "``q^(k)`` (r+3, n).")
-    base_wrench = _output("base_wrench", "``W₀^(k)`` (r+1, 6), world frame.")
-    tau = _output("tau", "``τ^(k)`` (r+1, n).")
+    __slots__ = _fields = ("base_twist", "q", "base_wrench", "tau")
 
     @property
     def articulated_inertia(self):
@@ -268,13 +267,4 @@ class HybridDynamicsResult(ForwardDynamicsResult):
     """
 
     __slots__ = ("motion_driven", "base_motion_driven")
-    _fields = ForwardDynamicsResult._fields + ("motion_driven", "base_motion_driven")
-
-    def __init__(self, ws, call, motion_driven, base_motion_driven):
-        super().__init__(ws, call)
-        _freeze(self, motion_driven=motion_driven, base_motion_driven=base_motion_driven)
-
-    def __setattr__(self, name, value):
-        if name in ("motion_driven", "base_motion_driven"):
-            _frozen_setattr(self, name, value)
-        object.__setattr__(self, name, value)
+    _fields = ForwardDynamicsResult._fields + __slots__

@@ -25,11 +25,12 @@ Fields (``N`` bodies, ``r`` the order; SPEC §1 gives the symbols)
 =========  ===============  ====================================================
 
 Outputs of the call (world frame, or as the call's ``reference``), which its
-result reads: ``base_twist`` (r+2, 6), ``q`` (r+3, n), ``base_wrench``
+result copies: ``base_twist`` (r+2, 6), ``q`` (r+3, n), ``base_wrench``
 (r+1, 6), ``tau`` (r+1, n). They are read-only to Python; only the kernels
 write them.
 """
 
+import sys
 from functools import lru_cache
 
 import numpy as np
@@ -107,15 +108,16 @@ class Workspace:
     """Scratch arrays for one ``(model, order)``, reused call after call.
 
     Pass ``workspace=Workspace(model, order)`` to an algorithm and the call
-    allocates nothing: its outputs (``base_wrench``, ``tau``, ``q``,
-    ``base_twist``) are read-only arrays of the workspace, like Pinocchio's
-    ``Data``, and the body jets of the result (``twist``, ``screw``,
-    ``momentum``, ``wrench``, ``body_pose``, ``articulated_inertia``) are read
-    from it when first accessed. Once a later call has used the same
-    workspace, the result's attributes raise ``RuntimeError`` rather than
-    return that call's numbers; arrays taken from the result before then
-    hold the later call's values (copy what you keep). Without a workspace
-    every call allocates fresh scratch that only its result references.
+    allocates nothing of the size of the tree, like Pinocchio's ``Data``.
+    The result owns its force and motion jets (``base_wrench``, ``tau``,
+    ``q``, ``base_twist``: copies, valid for ever); its body jets
+    (``twist``, ``screw``, ``momentum``, ``wrench``, ``body_pose``,
+    ``articulated_inertia``) are read from the workspace when first
+    accessed, and once a later call has used the same workspace those not
+    read yet raise ``RuntimeError`` rather than return that call's numbers.
+    A call without ``workspace=`` takes a workspace from its thread's pool
+    for the model, one that no earlier result still refers to (so those
+    results' body jets never expire), and is as fast.
 
     A workspace serves one call at a time: a call that finds it in use by
     another thread raises ``RuntimeError`` instead of corrupting it. Give
@@ -200,9 +202,54 @@ class Workspace:
         return f"Workspace({self.model!r}, order={self.order}{extra})"
 
 
+# -- the workspaces of calls made without one -------------------------------
+#
+# A call without ``workspace=`` takes a workspace from a small per-thread
+# pool of its model, kept by order: building one costs several times a small
+# robot's whole call. A pooled workspace is reused only while nothing but the
+# pool refers to it, so a result that reads its body jets from it (and keeps
+# it alive) never sees them overwritten: in a loop ``res = f(...)`` the
+# previous result still holds one workspace during the next call, and the
+# pool alternates between two. The pool is per thread (no locking; a thread
+# never finds another's workspace in use) and per model (it lives and dies
+# with the model).
+
+POOLED_PER_ORDER = 2      # workspaces kept for one (model, order) in one thread
+POOLED_ORDERS = 4         # orders kept per model and thread (the oldest added goes first)
+
+
+def _refs(entries, i):
+    """References to ``entries[i]`` as counted from here."""
+    return sys.getrefcount(entries[i])
+
+
+_UNREFERENCED = _refs([object()], 0)     # the count when only the list refers to it
+
+
+def pooled_workspace(model, r):
+    """A single-call workspace of ``model`` at order ``r`` that nothing but the
+    pool of this thread refers to (a new one when every pooled one is held)."""
+    by_order = model._pool.by_order
+    entries = by_order.get(r)
+    if entries is None:
+        if len(by_order) >= POOLED_ORDERS:
+            del by_order[next(iter(by_order))]
+        entries = by_order[r] = []
+    else:
+        for i in range(len(entries)):
+            if _refs(entries, i) <= _UNREFERENCED:
+                return entries[i]
+    ws = Workspace._fresh(model, r)
+    if len(entries) < POOLED_PER_ORDER:
+        entries.append(ws)
+    return ws
+
+
 def workspace_for(model, order, workspace, samples=None):
-    """``workspace`` checked against ``(model, order)``, or a fresh one."""
+    """``workspace`` checked against ``(model, order)``, or one from the pool."""
     if workspace is None:
+        if samples is None:
+            return pooled_workspace(model, order)
         return Workspace._fresh(model, order, samples)
     if (type(workspace) is Workspace and workspace.model is model and workspace.order == order
             and workspace.samples == samples):
@@ -217,4 +264,3 @@ def workspace_for(model, order, workspace, samples=None):
             f"a batch workspace with samples={samples}"
         raise ValueError(f"workspace: expected {want}, got samples={workspace.samples}")
     return workspace
-

@@ -354,7 +354,7 @@ def test_bad_inputs_name_the_argument():
         (dict(order=-1), ValueError, "order"),
         (dict(order=1.0), TypeError, "order"),
         (dict(q=np.zeros((2, n + 1))), ValueError, "q"),
-        (dict(q=np.zeros((3, n))), ValueError, "q"),        # the state is [q; q̇], not a jet
+        (dict(q=np.zeros((1, n))), ValueError, "q"),        # the state: 2 rows, [q; q̇]
         (dict(q=np.zeros(n)), ValueError, "q"),
         (dict(q=bad_state), ValueError, "q"),
         (dict(tau=np.zeros((1, n))), ValueError, "tau"),
@@ -363,7 +363,8 @@ def test_bad_inputs_name_the_argument():
         (dict(base_wrench=None), ValueError, "base_wrench"),
         (dict(base_twist=None), ValueError, "base_twist"),
         (dict(base_twist=np.zeros(6)), ValueError, "base_twist"),     # a one-row jet (1, 6)
-        (dict(base_twist=np.zeros((3, 6))), ValueError, "base_twist"),
+        (dict(base_twist=np.zeros((0, 6))), ValueError, "base_twist"),
+        (dict(base_twist=np.zeros((1, 5))), ValueError, "base_twist"),
         (dict(base_pose=2 * np.eye(4)), ValueError, "base_pose"),
         (dict(applied=np.zeros((2, model.n_bodies + 1, 6))), ValueError, "applied"),
         (dict(applied=np.zeros((2, model.n_bodies, 3))), ValueError, "applied"),
@@ -414,11 +415,12 @@ def test_each_kernel_is_compiled_once_for_every_base_and_order():
     assert (len(_forward_dynamics.signatures), len(_hybrid_dynamics.signatures)) == compiled
 
 
-def test_outputs_expire_with_their_workspace_and_body_jets_are_read_only():
-    """A result's jets are the workspace's, read-only; a later call on the
-    same workspace makes them unavailable (copies taken before stay); its
-    body jets (about the base origin inside the kernel, world frame outside)
-    are read-only and equal forward kinematics of the returned motion."""
+def test_body_jets_expire_with_their_workspace_and_outputs_are_owned():
+    """A result's motion and force jets are its own, read-only, and survive a
+    later call on the same workspace; its body jets (about the base origin
+    inside the kernel, world frame outside) are read-only, equal forward
+    kinematics of the returned motion, and become unavailable once the
+    workspace has served another call."""
     rng = np.random.default_rng(161)
     model = random_tree(rng, 5)
     n = model.n_joints
@@ -433,10 +435,11 @@ def test_outputs_expire_with_their_workspace_and_body_jets_are_read_only():
     assert_close(twist, fk.twist[:4], rtol=1e-12, atol=1e-12, what="twist vs kinematics")
     assert_close(a.body_pose, fk.body_pose, rtol=0, atol=1e-13, what="poses")
     assert not a.q.flags.writeable and not a.base_twist.flags.writeable
-    q_before = a.q.copy()
+    q_before, q_view = a.q.copy(), a.q
     b = liedyn.forward_dynamics(*args, **{**kw, "tau": rng.normal(size=(3, n))})
     assert not np.array_equal(b.q, q_before)                     # the workspace moved on
-    for name in ("q", "base_twist", "wrench"):
-        with pytest.raises(RuntimeError, match=rf"^{name}: the workspace of this result has "
-                                               r"since served another call"):
+    assert np.array_equal(a.q, q_before) and np.array_equal(q_view, q_before)
+    for name in ("wrench", "screw"):
+        with pytest.raises(RuntimeError, match=rf"^{name}: the workspace passed to this result's "
+                                               r"call has since served another call"):
             getattr(a, name)

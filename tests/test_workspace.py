@@ -102,12 +102,13 @@ def test_a_builder_that_grows_cannot_corrupt_a_workspace():
     assert out.startswith("ok")
 
 
-def test_results_read_their_workspace_and_refuse_when_it_was_reused():
-    """With a workspace a call allocates nothing: its result reads the
-    workspace's read-only outputs (like Pinocchio's Data) and body jets. A
-    later call on the same workspace makes the result refuse every
-    attribute instead of returning that call's numbers; body jets read
-    before are kept (copies). Without a workspace a result never expires."""
+def test_results_own_their_jets_and_refuse_body_jets_a_later_call_overwrote():
+    """A result's force and motion jets are its own read-only arrays: a later
+    call on the same workspace leaves them (and arrays taken from them)
+    unchanged. Its body jets stay in the workspace: those read before the
+    workspace is reused are kept (copies), the others raise instead of
+    returning the later call's numbers. Without a workspace a result never
+    expires."""
     rng = np.random.default_rng(82)
     model = random_tree(rng, 6)
     r = 2
@@ -115,22 +116,90 @@ def test_results_read_their_workspace_and_refuse_when_it_was_reused():
     V1, q1 = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints))
     V2, q2 = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints))
     ref1 = liedyn.inverse_dynamics(model, None, V1, q1, r)
+    ref2 = liedyn.inverse_dynamics(model, None, V2, q2, r)
     first = liedyn.inverse_dynamics(model, None, V1, q1, r, workspace=ws)
+    tau_first = first.tau
     assert np.array_equal(first.tau, ref1.tau)
     assert not first.tau.flags.writeable and not first.base_wrench.flags.writeable
     twist = first.twist                       # read before the workspace is reused: kept
-    liedyn.inverse_dynamics(model, None, V2, q2, r, workspace=ws)
+    second = liedyn.inverse_dynamics(model, None, V2, q2, r, workspace=ws)
+    assert np.array_equal(second.tau, ref2.tau) and not np.array_equal(ref1.tau, ref2.tau)
     assert np.array_equal(first.twist, ref1.twist) and first.twist is twist
-    for name in ("tau", "base_wrench", "wrench", "momentum"):
-        with pytest.raises(RuntimeError, match=f"^{name}: the workspace of this result has since"):
+    assert np.array_equal(first.tau, ref1.tau) and np.array_equal(tau_first, ref1.tau)
+    assert np.array_equal(first.base_wrench, ref1.base_wrench)
+    for name in ("wrench", "momentum", "screw", "body_pose"):
+        with pytest.raises(RuntimeError, match=f"^{name}: the workspace passed to this result's "
+                                               f"call has since served another call"):
             getattr(first, name)
     assert not twist.flags.writeable
     with pytest.raises(AttributeError):
         first.tau = np.zeros(3)
-    # without a workspace every result keeps its own scratch
+    with pytest.raises(ValueError):
+        first.tau[0, 0] = 1.0
+    # without a workspace every result keeps its body jets
     a = liedyn.inverse_dynamics(model, None, V1, q1, r)
-    liedyn.inverse_dynamics(model, None, V2, q2, r)
-    assert np.array_equal(a.wrench, ref1.wrench)
+    for _ in range(5):
+        liedyn.inverse_dynamics(model, None, V2, q2, r)
+    assert np.array_equal(a.wrench, ref1.wrench) and np.array_equal(a.momentum, ref1.momentum)
+
+
+def test_jets_collected_over_a_loop_with_one_workspace_are_every_samples_own():
+    """The loop a user writes: one workspace, ``tau`` and ``q`` of every
+    sample kept. Each kept array equals that sample's own call, for inverse,
+    forward and hybrid dynamics."""
+    rng = np.random.default_rng(84)
+    model = random_tree(rng, 5)
+    n, r = model.n_joints, 1
+    samples = [(liedyn.se3.exp(rng.normal(size=6)), rng.normal(size=(r + 2, 6)),
+                rng.normal(size=(r + 3, n))) for _ in range(6)]
+    ws = liedyn.Workspace(model, r)
+    kept = {"inverse": [], "forward": [], "hybrid": []}
+    for C0, V, q in samples:
+        inv = liedyn.inverse_dynamics(model, C0, V, q, r, workspace=ws)
+        kept["inverse"].append((inv.tau, inv.base_wrench))
+        fwd = liedyn.forward_dynamics(model, C0, V, q, r, tau=inv.tau,
+                                      base_wrench=inv.base_wrench, workspace=ws)
+        kept["forward"].append((fwd.q, fwd.base_twist))
+        hyb = liedyn.hybrid_dynamics(model, C0, V, q, r, motion_driven=[0], tau=inv.tau,
+                                     base_wrench=inv.base_wrench, workspace=ws)
+        kept["hybrid"].append((hyb.q, hyb.tau))
+    for (C0, V, q), (tau, W0), (qf, Vf), (qh, tauh) in zip(samples, *kept.values()):
+        fresh = liedyn.inverse_dynamics(model, C0, V, q, r)
+        assert np.array_equal(tau, fresh.tau) and np.array_equal(W0, fresh.base_wrench)
+        assert np.abs(qf - q).max() < 1e-8 and np.abs(Vf - V).max() < 1e-8
+        assert np.abs(qh - q).max() < 1e-8 and np.abs(tauh - fresh.tau).max() < 1e-8
+    assert len({id(t) for t, _ in kept["inverse"]}) == len(samples)
+
+
+def test_calls_without_a_workspace_reuse_a_pooled_one_nothing_else_holds():
+    """A call without ``workspace=`` takes one of its thread's pooled
+    workspaces, and only one that no result refers to: in a loop that keeps
+    only the jets two workspaces serve every call; a loop that keeps every
+    result gets a workspace per result, and every result keeps its body
+    jets. Each thread has its own pool."""
+    rng = np.random.default_rng(85)
+    model = random_tree(rng, 4)
+    r = 1
+    V, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints))
+    used = set()
+    for _ in range(20):
+        res = liedyn.inverse_dynamics(model, None, V, q, r)
+        used.add(id(res._ws))
+    assert len(used) == 2
+    for _ in range(3):                        # dropped at once: the same workspace
+        used.add(id(liedyn.forward_dynamics(model, None, V, q, r, tau=res.tau,
+                                            base_wrench=res.base_wrench)._ws))
+    assert len(used) == 2
+    kept = [liedyn.inverse_dynamics(model, None, V + k, q, r) for k in range(6)]
+    assert len({id(k._ws) for k in kept}) == 6
+    for k, res in enumerate(kept):
+        assert np.array_equal(res.twist, liedyn.inverse_dynamics(model, None, V + k, q, r).twist)
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(
+        liedyn.inverse_dynamics(model, None, V, q, r)._ws))
+    t.start()
+    t.join()
+    assert id(seen[0]) not in used and id(seen[0]) not in {id(k._ws) for k in kept}
 
 
 def test_a_workspace_in_use_is_refused():
