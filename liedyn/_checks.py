@@ -4,11 +4,15 @@ what was expected, never let NaN or a wrong shape reach a kernel.
 One input policy everywhere
 ---------------------------
 Numeric arguments are real arrays: Python numbers, lists and arrays of
-integer or floating dtype are converted to float64; booleans, complex
-numbers, strings, bytes, objects, dates and ragged lists are refused with a
-``TypeError`` naming the argument. Shapes are exact; a jet of shape
-``(rows, …)`` has row ``k`` equal to the ``k``-th time derivative. Values
-must be finite.
+integer or floating dtype, and object arrays whose entries are all real
+numbers (what pandas hands out), are converted to float64; booleans,
+complex numbers, strings, bytes, other objects, dates and ragged lists are
+refused with a ``TypeError`` naming the argument. A jet of shape
+``(rows, …)`` has row ``k`` equal to the ``k``-th time derivative. Shapes
+are exact, except that a motion jet (base twist, joint positions) may have
+more rows than a call reads: it reads the first ones, so one trajectory jet
+serves calls of every order (:func:`is_motion_jet`). Values read must be
+finite.
 
 Two paths
 ---------
@@ -18,6 +22,8 @@ of dimensions (:func:`plain`), then the kernel checks shapes, finiteness and
 the base pose and returns a status code. Only when the kernel reports a bad
 argument does the slower Python path below run, to build the message.
 """
+
+import numbers
 
 import numpy as np
 
@@ -44,6 +50,11 @@ def check_type(x, cls, name, what=None):
     return x
 
 
+def _is_real_number(v):
+    """A real number that is not a bool: what an object array may hold."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
 def as_array(x, name, shape=None, ndim=None, allow_nonfinite=False):
     """``x`` as a float64 array under the input policy of this module."""
     if x is None:
@@ -55,6 +66,8 @@ def as_array(x, name, shape=None, ndim=None, allow_nonfinite=False):
             a = np.asarray(x)
         except ValueError as err:             # ragged nested sequences
             raise TypeError(f"{name}: expected a rectangular real numeric array ({err})") from None
+        if a.dtype.kind == "O" and a.size and all(map(_is_real_number, a.flat)):
+            a = a.astype(np.float64)          # plain numbers in an object array (pandas)
         if a.dtype.kind not in "iuf":
             what = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes",
                     "O": "objects (a ragged or mixed sequence?)", "M": "dates",
@@ -89,6 +102,20 @@ def check_jet(x, name, shape):
                          f"(row k = k-th time derivative), got {a.shape}")
     if not _all_finite(a.reshape(-1)):
         raise ValueError(f"{name}: contains NaN or infinite values")
+    return a
+
+
+def check_motion_jet(x, name, rows, cols):
+    """The first ``rows`` rows of a motion jet of ``cols`` columns with at
+    least that many rows (the rule of :func:`is_motion_jet`)."""
+    a = as_array(x, name, allow_nonfinite=True)
+    if a.ndim != 2 or a.shape[0] < rows or a.shape[1] != cols:
+        raise ValueError(f"{name}: expected a jet of {rows} rows or more and {cols} columns, "
+                         f"shape ({rows}, {cols}) (row k = k-th time derivative; rows past "
+                         f"the first {rows} are not read), got {a.shape}")
+    a = a[:rows]
+    if not _all_finite(a.reshape(-1)):
+        raise ValueError(f"{name}: contains NaN or infinite values in its first {rows} rows")
     return a
 
 
@@ -172,16 +199,31 @@ def is_jet(x, rows, cols):
 
 
 @njit(inline=True)
+def is_motion_jet(x, rows, cols):
+    """A motion jet (base twist, joint positions) read by a call: at least
+    ``rows`` rows of ``cols`` columns, the first ``rows`` finite. Rows past
+    them are not read, so one trajectory jet serves calls of every order."""
+    if x.shape[0] < rows or x.shape[1] != cols:
+        return False
+    for k in range(rows):
+        for i in range(cols):
+            if not np.isfinite(x[k, i]):
+                return False
+    return True
+
+
+@njit(inline=True)
 def is_zero_or_empty(x, rows):
-    """A fixed base's twist jet: empty (``None`` was passed) or all zero of
-    shape ``(rows, 6)``."""
+    """A fixed base's twist jet: empty (``None`` was passed) or a motion jet
+    whose first ``rows`` rows are zero."""
     if x.shape[0] == 0:
         return True
-    if x.shape[0] != rows or x.shape[1] != 6:
+    if x.shape[0] < rows or x.shape[1] != 6:
         return False
-    for v in x.reshape(-1):
-        if v != 0.0:
-            return False
+    for k in range(rows):
+        for i in range(6):
+            if x[k, i] != 0.0:
+                return False
     return True
 
 
@@ -191,11 +233,11 @@ def check_motion(model, C0, Vb, q, twist_rows, q_rows):
     if not is_pose(C0):
         return BAD_POSE
     if model.floating_base:
-        if not is_jet(Vb, twist_rows, 6):
+        if not is_motion_jet(Vb, twist_rows, 6):
             return BAD_TWIST
     elif not is_zero_or_empty(Vb, twist_rows):
         return BAD_TWIST
-    if not is_jet(q, q_rows, model.body_parent.shape[0] - 1):
+    if not is_motion_jet(q, q_rows, model.body_parent.shape[0] - 1):
         return BAD_Q
     return OK
 
@@ -255,21 +297,22 @@ def motion_args(model, base_pose, base_twist, q, twist_rows, q_rows):
 
 
 def check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows):
-    """Every check of :func:`check_motion`, with messages; returns plain arrays."""
+    """Every check of :func:`check_motion`, with messages; returns plain
+    arrays, the jets cut to the rows the call reads."""
     n = model.n_joints
     C0 = model.home_pose if base_pose is None else check_pose(base_pose, "base_pose")
     if model.floating_base:
         if base_twist is None:
             raise ValueError(f"base_twist: a floating base needs its twist jet, "
                              f"shape ({twist_rows}, 6)")
-        Vb = check_jet(base_twist, "base_twist", (twist_rows, 6))
+        Vb = check_motion_jet(base_twist, "base_twist", twist_rows, 6)
     elif base_twist is None:
         Vb = _EMPTY_TWIST
     else:
-        Vb = check_jet(base_twist, "base_twist", (twist_rows, 6))
+        Vb = check_motion_jet(base_twist, "base_twist", twist_rows, 6)
         if np.any(Vb):
             raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
-    return C0, Vb, check_jet(q, "q", (q_rows, n))
+    return C0, Vb, check_motion_jet(q, "q", q_rows, n)
 
 
 _NO_APPLIED = np.zeros((0, 0, 6))

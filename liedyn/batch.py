@@ -141,34 +141,49 @@ def _dispatch(kind, model, ws, r, B, threads, inputs, outputs):
     return status, call
 
 
-def _batch_arg(x, name, tail, B=None):
-    """``x`` of shape ``(B, *tail)`` as a plain float64 array."""
+def _batch_arg(x, name, tail, B=None, prefix=False):
+    """``x`` of shape ``(B, *tail)`` as a plain float64 array; a motion jet
+    (``prefix``) may have more than ``tail[0]`` rows, which are not read."""
     a = as_array(x, name, allow_nonfinite=True)
+    if prefix and a.ndim == len(tail) + 1 and a.shape[1] > tail[0]:
+        a = a[:, :tail[0]]
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
     if a.ndim != len(tail) + 1 or a.shape[1:] != tuple(tail):
         want = ", ".join(["B"] + [str(t) for t in tail])
-        raise ValueError(f"{name}: expected shape ({want}), got {a.shape}")
+        more = f" (or more than {tail[0]} rows)" if prefix else ""
+        raise ValueError(f"{name}: expected shape ({want}){more}, got {a.shape}")
     if B is not None and a.shape[0] != B:
         raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
-    if a.shape[0] == 0:
-        raise ValueError(f"{name}: expected at least one sample")
     return a
+
+
+def _batch_pose(model, base_pose, B):
+    """Base poses ``(B, 4, 4)``, or one ``(1, 4, 4)`` that every sample shares
+    (``None``: the home pose; a single ``(4, 4)`` pose)."""
+    if base_pose is None:
+        return model.home_pose[None]
+    C0 = as_array(base_pose, "base_pose", allow_nonfinite=True)
+    if C0.shape == (4, 4):
+        return C0[None]
+    return _batch_arg(C0, "base_pose", (4, 4), B)
 
 
 def _batch_motion(model, base_pose, base_twist, q, twist_rows, q_rows):
     """``(B, C0, Vb, q)``; an argument left out (the home pose, a fixed base's
-    empty twist) has leading axis 1 and stands for every sample."""
-    qj = _batch_arg(q, "q", (q_rows, model.n_joints))
+    empty twist) or a single base pose has leading axis 1 and stands for
+    every sample."""
+    qj = _batch_arg(q, "q", (q_rows, model.n_joints), prefix=True)
     B = qj.shape[0]
-    C0 = model.home_pose[None] if base_pose is None else _batch_arg(base_pose, "base_pose",
-                                                                    (4, 4), B)
+    C0 = _batch_pose(model, base_pose, B)
     if model.floating_base:
         if base_twist is None:
             raise ValueError(f"base_twist: a floating base needs twist jets, shape "
                              f"(B, {twist_rows}, 6)")
-        Vb = _batch_arg(base_twist, "base_twist", (twist_rows, 6), B)
+        Vb = _batch_arg(base_twist, "base_twist", (twist_rows, 6), B, prefix=True)
     else:
         if base_twist is not None and np.any(_batch_arg(base_twist, "base_twist",
-                                                        (twist_rows, 6), B)):
+                                                        (twist_rows, 6), B, prefix=True)):
             raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
         Vb = np.zeros((1, 0, 6))
     return B, C0, Vb, qj
@@ -191,8 +206,18 @@ def _raise_for_sample(status, model, recheck):
             raise ValueError(f"sample {b}: {err}") from None
 
 
+def _outputs(ws, out):
+    """The result's own output arrays: ``out`` itself, or copies of the batch
+    workspace's outputs of the same names."""
+    return out.values() if ws is None else [getattr(ws, name).copy() for name in out]
+
+
 def _sample(x, b):
-    return None if x is None else np.asarray(x)[b]
+    """Sample ``b`` of an argument as the caller gave it (a shared pose: itself)."""
+    if x is None:
+        return None
+    a = np.asarray(x)
+    return a if a.ndim == 2 else a[b]
 
 
 def _workspace(model, r, workspace, B):
@@ -247,7 +272,7 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
         check_motion_slow(model, _sample(base_pose, b), _sample(base_twist, b), qj[b], r + 2,
                           r + 3),
         check_applied_slow(model, _sample(applied, b), r + 1)))
-    return InverseDynamicsResult(ws, call, None if ws is not None else out)
+    return InverseDynamicsResult(ws, call, *_outputs(ws, out))
 
 
 def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_wrench=None,
@@ -307,4 +332,4 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
         check_jet(tau_in[b], "tau", (r + 1, n)),
         check_jet(Wb[b], "base_wrench", (r + 1, 6)) if model.floating_base else None,
         check_applied_slow(model, _sample(applied, b), r + 1)))
-    return ForwardDynamicsResult(ws, call, None if ws is not None else out)
+    return ForwardDynamicsResult(ws, call, *_outputs(ws, out))

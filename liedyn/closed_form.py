@@ -303,7 +303,7 @@ def _run(model, base_pose, base_twist, q, applied, r, want_c, reference):
         # differently; keep M^(k) exactly symmetric, as the kernel makes it
         Mb = Mq[:, :6, :6]
         Mq[:, :6, :6] = np.triu(Mb) + np.swapaxes(np.triu(Mb, 1), -1, -2)
-    return Mq, Cq, gq, Qq, Vb, qj
+    return Mq, Cq, gq, Qq, Vb[:r + 2], qj[:r + 3]
 
 
 def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, reference="world"):

@@ -74,7 +74,8 @@ def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app
         status = check_base_applied(model, Wb, W_app, r, model.floating_base)
     if status != OK:
         return status
-    q[:2] = q0
+    V0 = V0[:1]                                    # the state: rows past it are not read
+    q[:2] = q0[:2]
     q[2:] = 0.0
     tau[:] = tau_in
     fixed = not model.floating_base
@@ -180,4 +181,5 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
             check_jet(tau, "tau", (r + 1, n)),
             check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
             check_applied_slow(model, applied, r + 1)))
-    return ForwardDynamicsResult(ws, call)
+    return ForwardDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
+                                 ws.base_wrench.copy(), ws.tau.copy())

@@ -34,8 +34,8 @@ import numpy as np
 
 from ._checks import (_EMPTY_TWIST, _NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK,
                       _all_finite, about_base, applied_arg, as_array, check_applied_slow,
-                      check_jet, check_motion, check_pose, check_type, plain, plain_applied,
-                      raise_for)
+                      check_jet, check_motion, check_pose, check_type, is_motion_jet, plain,
+                      plain_applied, raise_for)
 from ._jit import Kernel, njit
 from .articulated import articulated_body
 from .forward import _EMPTY_WRENCH, base_outputs, base_wrench_arg, check_base_applied
@@ -66,10 +66,14 @@ def hybrid_dynamics_kernel(model, ws, C0, about_base, Vb, q_in, tau_in, Wb, W_ap
     status = check_motion(model, C0, V0, q_in[:2], 1, 2)
     if status != OK:
         return status
-    if floating and not (Vb.shape[0] == r + 2 and Vb.shape[1] == 6
-                         and (not base_motion or _all_finite(Vb.reshape(-1)))):
+    if floating and not (Vb.shape[0] >= r + 2 and Vb.shape[1] == 6
+                         and (not base_motion or is_motion_jet(Vb, r + 2, 6))):
         return BAD_TWIST
-    if q_in.shape[0] != r + 3 or not _known_finite(q_in, motion, 2, True):
+    if q_in.shape[0] < r + 3:
+        return BAD_Q
+    Vb = Vb[:r + 2]                                # rows past those read are ignored
+    q_in = q_in[:r + 3]
+    if not _known_finite(q_in, motion, 2, True):
         return BAD_Q
     if tau_in.shape[0] != r + 1 or tau_in.shape[1] != n or not _known_finite(tau_in, motion, 0,
                                                                             False):
@@ -134,13 +138,18 @@ def joint_mask(model, motion_driven, name="motion_driven"):
     return mask
 
 
-def _partial(x, name, shape, unknown):
+def _partial(x, name, shape, unknown, prefix=False):
     """A jet of ``shape`` whose ``unknown`` entries (a boolean index of the
-    same shape) are ignored: they may hold anything, NaN included."""
+    same shape) are ignored: they may hold anything, NaN included. A motion
+    jet (``prefix``) may have more rows, which are not read; the first
+    ``shape[0]`` are returned."""
     a = as_array(x, name, allow_nonfinite=True)
+    if prefix and a.ndim == 2 and a.shape[0] > shape[0]:
+        a = a[:shape[0]]
     if a.shape != tuple(shape):
         rows = ", ".join(str(s) for s in shape)
-        raise ValueError(f"{name}: expected a jet of shape ({rows}) "
+        more = " or more rows" if prefix else ""
+        raise ValueError(f"{name}: expected a jet of shape ({rows}){more} "
                          f"(row k = k-th time derivative), got {a.shape}")
     if not np.all(np.isfinite(a[~unknown])):
         raise ValueError(f"{name}: contains NaN or infinite values where they are read")
@@ -229,7 +238,8 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
                              base_motion)
     if status != OK:
         raise_for(status, model, lambda: _recheck(*given))
-    return HybridDynamicsResult(ws, call, mask, base_motion)
+    return HybridDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
+                                ws.base_wrench.copy(), ws.tau.copy(), mask, base_motion)
 
 
 def _plain_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r, mask, base_motion):
@@ -275,16 +285,17 @@ def _checked_args(model, base_pose, base_twist, q, tau, base_wrench, applied, r,
             raise ValueError(f"base_twist: a floating base needs its twist jet, shape ({r + 2}, 6)")
         unknown = np.zeros((r + 2, 6), dtype=bool)
         unknown[1:] = not base_motion
-        Vb = _partial(base_twist, "base_twist", (r + 2, 6), unknown)
+        Vb = _partial(base_twist, "base_twist", (r + 2, 6), unknown, prefix=True)
     else:
         Vb = _EMPTY_TWIST
         if base_twist is not None:
-            Z = as_array(base_twist, "base_twist", shape=(r + 2, 6))
+            Z = _partial(base_twist, "base_twist", (r + 2, 6), np.zeros((r + 2, 6), bool),
+                         prefix=True)
             if np.any(Z):
                 raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
     unknown_q = np.zeros((r + 3, n), dtype=bool)
     unknown_q[2:] = ~mask
-    qj = _partial(q, "q", (r + 3, n), unknown_q)
+    qj = _partial(q, "q", (r + 3, n), unknown_q, prefix=True)
     if tau is None:
         if not np.all(mask):
             raise ValueError(f"tau: force-driven joints {np.flatnonzero(~mask).tolist()} "

@@ -528,11 +528,11 @@ def test_inverse_dynamics_bad_inputs(model, arg, value, exc):
 FK_BAD = [
     (FLOAT, "base_pose", np.diag([1.0, 1.0, 1.0, 2.0]), ValueError),
     (FLOAT, "base_pose", np.full((4, 4), np.inf), ValueError),
-    (FLOAT, "base_twist", np.zeros((3, 6)), ValueError),            # order 1 needs 2 rows
+    (FLOAT, "base_twist", np.zeros((1, 6)), ValueError),            # order 1 needs 2 rows
     (FLOAT, "base_twist", None, ValueError),
     (FLOAT, "base_twist", np.full((2, 6), np.nan), ValueError),
     (FIXED, "base_twist", np.ones((2, 6)), ValueError),
-    (FLOAT, "q", np.zeros((4, 3)), ValueError),                      # rows: order + 2
+    (FLOAT, "q", np.zeros((2, 3)), ValueError),                      # rows: order + 2
     (FLOAT, "q", np.zeros((3, 2)), ValueError),
     (FLOAT, "q", np.full((3, 3), np.nan), ValueError),
     (FLOAT, "order", -2, ValueError),
