@@ -304,13 +304,16 @@ def robust_field(field):
 ROBUST_LABEL = "hollow: smallest of 10 per-round medians"
 
 
-def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio=None):
+def plot_sweeps(table, stem, title, field, ws_field=None, ref_field=None, ref_label=None,
+                ratio=None):
     """The figure of a recursion benchmark, on linear axes as in the paper:
     (a) mean time per call against N, one colour per order, filled points
-    measured and lines the fitted ``t = c₀ + c₁ N`` (``ref_field`` in black,
-    order 0); (b) against r at N = 101 with the fitted ``t = c₀ + c₁ r +
-    c₂ r²``; hollow points the robust statistic (not fitted here); with
-    ``ratio = (field, label)`` a third panel of that ratio against N."""
+    the call without ``workspace=`` (``field``) and lines its fitted
+    ``t = c₀ + c₁ N``, crosses the same call with a reused workspace
+    (``ws_field``), ``ref_field`` in black (order 0); (b) against r at
+    N = 101 with the fitted ``t = c₀ + c₁ r + c₂ r²``; hollow points the
+    robust statistic of ``field`` (not fitted here); with ``ratio =
+    (field, label)`` a third panel of that ratio against N."""
     ncol = 3 if ratio else 2
     fig, axes = plt.subplots(1, ncol, figsize=(5.6 * ncol, 4.8), layout="constrained")
     ax1, ax2 = axes[0], axes[1]
@@ -324,6 +327,8 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
                  label=f"r = {r}")
         ax1.plot(N, [num(x, robust) * 1e6 for x in rows], "o", ms=3.5, mfc="none", mew=0.6,
                  color=col)
+        if ws_field:
+            ax1.plot(N, [num(x, ws_field) * 1e6 for x in rows], "x", ms=4, mew=0.8, color=col)
         if ("N", r) in fits:
             NN = np.linspace(0.0, N.max(), 50)
             ax1.plot(NN, fits[("N", r)].predict(NN) * 1e6, "-", lw=1, color=col)
@@ -336,11 +341,17 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
             ax1.plot([num(x, "N") for x in rows], [num(x, ref_field) * 1e6 for x in rows], "k^--",
                      ms=3, lw=0.8, label=ref_label)
     ax1.plot([], [], "o", mfc="none", color="grey", label=ROBUST_LABEL)
+    if ws_field:
+        ax1.plot([], [], "x", color="grey", label="mean with a reused Workspace")
     n101 = n_bodies(N_BOD_AT_101)
     rows = table.select(sweep="r")
     if rows:
         r = np.array([num(x, "r") for x in rows])
-        ax2.plot(r, [num(x, field) * 1e6 for x in rows], "o", color="C0", label="mean (measured)")
+        ax2.plot(r, [num(x, field) * 1e6 for x in rows], "o", color="C0",
+                 label="mean, no workspace= (measured)")
+        if ws_field:
+            ax2.plot(r, [num(x, ws_field) * 1e6 for x in rows], "x", color="C3",
+                     label="mean with a reused Workspace")
         ax2.plot(r, [num(x, robust) * 1e6 for x in rows], "o", mfc="none", color="C0",
                  label=ROBUST_LABEL)
     if ("r",) in fits:
@@ -351,7 +362,7 @@ def plot_sweeps(table, stem, title, field, ref_field=None, ref_label=None, ratio
                  label=f"fit to the means c₀ + c₁r + c₂r²: c₂ = {f.coef[2] * 1e6:.3f} µs,\n"
                        f"95% CI [{lo[2] * 1e6:.3f}, {hi[2] * 1e6:.3f}] µs")
     ax1.set(xlabel="number of bodies N", ylabel=MEAN_LABEL,
-            title=f"(a) {title} against N; lines: fits c₀ + c₁N to the means")
+            title=f"(a) {title} against N; filled: no workspace=, lines: their fits c₀ + c₁N")
     ax2.set(xlabel="derivative order r", ylabel=MEAN_LABEL,
             title=f"(b) {title} against r, N = {n101}")
     if ratio:

@@ -6,8 +6,10 @@
 Benchmark tree of SPEC §9 (5 branches, N = 1 + 5·N_BOD), base at identity,
 random jets per point. The **mean time per call** (the paper's statistic)
 of ``liedyn.inverse_dynamics`` versus N for r = 0..5 and versus r = 0..10 at
-N = 101, and of Pinocchio's ``rnea`` (order 0) on the same tree in the same
-run, for the ratio of means. The CSV also has the smallest of the 10
+N = 101, both as the README calls it (no ``workspace=``: ``liedyn_*``) and
+with a reused :class:`liedyn.Workspace` (``liedyn_ws_*``), and of
+Pinocchio's ``rnea`` (order 0, its ``Data`` reused, as a Pinocchio user
+calls it) on the same tree in the same run, for the ratios of means. The CSV also has the smallest of the 10
 per-round medians (``*_round_median_min_s``), a statistic robust to other
 load on a shared machine. The paper's laws are fitted to the means by least
 squares: ``t = c₀ + c₁ N`` per order and ``t = c₀ + c₁ r + c₂ r²`` at N = 101
@@ -30,12 +32,19 @@ import liedyn
 from . import _bench as B
 
 FIELDS = ["sweep", "n_bod", "N", "r", "calls", "liedyn_mean_s", "liedyn_round_median_min_s",
-          "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio"]
+          "liedyn_ws_mean_s", "liedyn_ws_round_median_min_s",
+          "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio",
+          "liedyn_ws_over_pinocchio"]
 
 
 def callables(model, r, args, rng):
+    """The call as the README writes it (no ``workspace=``), the same call
+    with a reused :class:`liedyn.Workspace`, and Pinocchio's ``rnea`` with
+    its ``Data`` reused (order 0)."""
     C0, Vb, q = B.inverse_inputs(model, r, rng)
-    fns = {"liedyn": lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r)}
+    ws = liedyn.Workspace(model, r)
+    fns = {"liedyn": lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r),
+           "liedyn_ws": lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=ws)}
     pin = B.pinocchio_calls(model, rng, args.pin_max_gb) if r == 0 else None
     if pin is not None:
         fns["pin"] = pin[0]
@@ -43,33 +52,40 @@ def callables(model, r, args, rng):
 
 
 def fields(t):
-    row = dict(calls=t["liedyn"]["calls"], liedyn_mean_s=t["liedyn"]["mean"],
-               liedyn_round_median_min_s=t["liedyn"]["round_median_min"])
+    row = dict(calls=t["liedyn"]["calls"])
+    for name in ("liedyn", "liedyn_ws"):
+        row.update({f"{name}_mean_s": t[name]["mean"],
+                    f"{name}_round_median_min_s": t[name]["round_median_min"]})
     if "pin" in t:
         row.update(pinocchio_mean_s=t["pin"]["mean"],
                    pinocchio_round_median_min_s=t["pin"]["round_median_min"],
-                   liedyn_over_pinocchio=t["liedyn"]["mean"] / t["pin"]["mean"])
+                   liedyn_over_pinocchio=t["liedyn"]["mean"] / t["pin"]["mean"],
+                   liedyn_ws_over_pinocchio=t["liedyn_ws"]["mean"] / t["pin"]["mean"])
     return row
 
 
 def report(table):
+    def ratio(x, f):
+        return f"{B.num(x, f):.2f}" if x[f] else ""
+
     rows = [[x["N"], x["r"], x["calls"], B.us(B.num(x, "liedyn_mean_s")),
-             B.us(B.num(x, "liedyn_round_median_min_s")), B.us(B.num(x, "pinocchio_mean_s")),
-             "" if not x["liedyn_over_pinocchio"] else f"{B.num(x, 'liedyn_over_pinocchio'):.2f}"]
+             B.us(B.num(x, "liedyn_ws_mean_s")), B.us(B.num(x, "pinocchio_mean_s")),
+             ratio(x, "liedyn_over_pinocchio"), ratio(x, "liedyn_ws_over_pinocchio")]
             for x in table.select(sweep="N")]
-    head = ["N", "r", "calls", "mean µs", "min round median µs", "pin rnea mean µs",
-            "liedyn/pin (means)"]
-    B.print_table("inverse_dynamics against N, time per call", head, rows)
+    head = ["N", "r", "calls", "no workspace µs", "workspace µs", "pin rnea µs (Data reused)",
+            "no ws / pin", "ws / pin"]
+    B.print_table("inverse_dynamics against N, mean time per call", head, rows)
     rows = [[x["r"], x["calls"], B.us(B.num(x, "liedyn_mean_s")),
-             B.us(B.num(x, "liedyn_round_median_min_s"))] for x in table.select(sweep="r")]
-    B.print_table(f"inverse_dynamics against r at N = {B.n_bodies(B.N_BOD_AT_101)}, time per call",
-                  ["r", "calls", "mean µs", "min round median µs"], rows)
+             B.us(B.num(x, "liedyn_ws_mean_s"))] for x in table.select(sweep="r")]
+    B.print_table(f"inverse_dynamics against r at N = {B.n_bodies(B.N_BOD_AT_101)}, mean time "
+                  f"per call", ["r", "calls", "no workspace µs", "workspace µs"], rows)
 
 
 def main(argv=None):
     return B.recursion_main(argv, __doc__, "bench_inverse", FIELDS, callables, fields, report,
                             "inverse dynamics", title="inverse dynamics", field="liedyn_mean_s",
-                            ref_field="pinocchio_mean_s", ref_label="Pinocchio rnea (r = 0)")
+                            ws_field="liedyn_ws_mean_s", ref_field="pinocchio_mean_s",
+                            ref_label="Pinocchio rnea, Data reused (r = 0)")
 
 
 if __name__ == "__main__":

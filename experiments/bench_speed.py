@@ -8,6 +8,11 @@ each a table printed and written to ``paper_figures/bench_speed.csv``
 (``bench_speed_full.csv`` with ``--full``; the growth fits also to
 ``bench_speed.png``):
 
+0'. Calls as the README writes them (no ``workspace=``) against the same
+   calls with a reused :class:`liedyn.Workspace`: inverse, forward and
+   hybrid dynamics at N = 7 and N = 101, r = 0, 1, 5, interleaved in one
+   run, and at N = 7 against Pinocchio's ``rnea`` and ``aba`` with their
+   ``Data`` reused.
 0. The aerial manipulator (N = 7), the size of real robots: inverse and
    forward dynamics (with a workspace) at r = 0, 1, 5 against Pinocchio's
    ``rnea`` and ``aba`` on the same tree; hybrid dynamics with every joint
@@ -16,7 +21,7 @@ each a table printed and written to ``paper_figures/bench_speed.csv``
    call minus the compiled kernel alone (the same kernel run in a compiled
    loop), at N = 7 and N = 101.
 1. N = 101 (5 branches × 20 links): inverse and forward dynamics per call at
-   r = 0, 1, 5, 10, with fresh scratch and with a :class:`liedyn.Workspace`,
+   r = 0, 1, 5, 10, without ``workspace=`` and with a reused workspace,
    interleaved with Pinocchio's ``rnea`` and ``aba`` and with the first time
    derivative of inverse and forward dynamics assembled the way a Pinocchio
    user would (``computeRNEADerivatives`` / ``computeABADerivatives`` plus
@@ -200,8 +205,79 @@ def section_small(calls, rng, rows):
                   ["ratio", "value"], [[n, f"{x:.2f}"] for n, x in ratios])
 
 
+def _default_and_workspace(model, r, rng):
+    """Inverse, forward and hybrid dynamics of order r, each as the README
+    calls it (no ``workspace=``) and with a reused :class:`liedyn.Workspace`:
+    ``{(alg, path): callable}``, path ``"default"`` or ``"workspace"``."""
+    C0, Vb, q = B.inverse_inputs(model, r, rng)
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
+    mask = np.zeros(model.n_joints, dtype=bool)
+    mask[::2] = True                                  # every other joint motion-driven
+    kw = dict(tau=res.tau, base_wrench=res.base_wrench)
+    calls = {"ID": lambda ws: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=ws),
+             "FD": lambda ws: liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, **kw,
+                                                      workspace=ws),
+             "HD": lambda ws: liedyn.hybrid_dynamics(model, C0, Vb, q, r, motion_driven=mask,
+                                                     **kw, workspace=ws)}
+    out = {}
+    for alg, call in calls.items():
+        ws = liedyn.Workspace(model, r)
+        out[(alg, "default")] = lambda call=call: call(None)
+        out[(alg, "workspace")] = lambda call=call, ws=ws: call(ws)
+    return out
+
+
+def section_default(calls, rng, rows):
+    """The call as the README writes it against the same call with a reused
+    workspace, interleaved in one run: inverse, forward and hybrid dynamics
+    at N = 7 and N = 101, r = 0, 1, 5; at N = 7 also Pinocchio's ``rnea`` and
+    ``aba`` with their ``Data`` reused."""
+    lines = []
+    for tag, model in (("N=7", aerial_manipulator()), ("N=101", B.tree(B.N_BOD_AT_101))):
+        fns = {}
+        for r in (0, 1, 5):
+            fns.update({(alg, path, r): fn for (alg, path), fn
+                        in _default_and_workspace(model, r, rng).items()})
+        pin = _pinocchio(model, rng) if tag == "N=7" else None
+        for name in ("pinocchio rnea", "pinocchio aba"):
+            if pin:
+                fns[(name, "", 0)] = pin[name]
+        t = B.time_calls(fns, calls if tag == "N=7" else max(100, calls // 3))
+        stat = {k: v["round_median_min"] for k, v in t.items()}
+        for (alg, path, r), v in t.items():
+            label = f"{tag} {alg} r={r} {path}".strip()
+            rows.append(dict(section="default path", quantity=label, value=v["mean"] * 1e6,
+                             unit="us"))
+            rows.append(dict(section="default path robust", quantity=label,
+                             value=v["round_median_min"] * 1e6, unit="us"))
+        for r in (0, 1, 5):
+            for alg in ("ID", "FD", "HD"):
+                d, w = stat[(alg, "default", r)], stat[(alg, "workspace", r)]
+                rows.append(dict(section="default path ratio",
+                                 quantity=f"{tag} {alg} r={r} no workspace / workspace",
+                                 value=d / w, unit="ratio"))
+                lines.append([f"{tag} {alg} r={r}", B.us(d), B.us(w), f"{d / w:.2f}"])
+        if pin:
+            for alg, name in (("ID", "pinocchio rnea"), ("FD", "pinocchio aba")):
+                x = stat[(alg, "default", 0)] / stat[(name, "", 0)]
+                rows.append(dict(section="default path ratio",
+                                 quantity=f"N=7 {alg} r=0 no workspace / {name}", value=x,
+                                 unit="ratio"))
+                lines.append([f"N=7 {alg} r=0 / {name} (Data reused)",
+                              B.us(stat[(alg, "default", 0)]), "", f"{x:.2f}"])
+    B.print_table("calls without workspace= against calls with a reused Workspace (smallest "
+                  "per-round median, same run)", ["", "no workspace us", "workspace us", "ratio"],
+                  lines)
+
+
 # (target, section and quantity of the row it reads, limit)
-TARGETS = [
+TARGETS = [(f"{tag} {alg} r={r}: no workspace / workspace",
+            ("default path ratio", f"{tag} {alg} r={r} no workspace / workspace"), 1.25)
+           for tag in ("N=7", "N=101") for alg in ("ID", "FD", "HD") for r in (0, 1, 5)] + [
+    ("N=7 inverse r=0, no workspace / rnea",
+     ("default path ratio", "N=7 ID r=0 no workspace / pinocchio rnea"), 3.5),
+    ("N=7 forward r=0, no workspace / aba",
+     ("default path ratio", "N=7 FD r=0 no workspace / pinocchio aba"), 3.0),
     ("outside the kernels, inverse, N=7 r=0", ("overhead", "N=7 ID r=0 whole - kernel"), 2.0),
     ("outside the kernels, forward, N=7 r=0", ("overhead", "N=7 FD r=0 whole - kernel"), 2.0),
     ("outside the kernels, inverse, N=101 r=0", ("overhead", "N=101 ID r=0 whole - kernel"), 2.0),
@@ -462,6 +538,7 @@ def main(argv=None):
     stem = B.output_stem(args, "bench_speed")
     stem.parent.mkdir(parents=True, exist_ok=True)
     steps = [("small robots", lambda: section_small(calls, rng, rows)),
+             ("without a workspace", lambda: section_default(calls, rng, rows)),
              ("N = 101 against Pinocchio", lambda: section_101(calls, rng, rows)),
              ("batched trajectories", lambda: section_batch(rng, rows)),
              ("growth in N and r", lambda: section_growth(args.full, calls, rng, rows, progress)),
