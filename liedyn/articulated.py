@@ -51,16 +51,19 @@ import numpy as np
 from ._checks import OK, SINGULAR_BASE
 from ._jit import njit
 from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
-                      _rot_inertia_order, _spatial_inertia_into)
+                      _rot_inertia_order, _spatial_inertia_at)
 from .kinematics import kinematics, screw_twist_order, set_base
-from .se3 import shift_twist, shift_wrench_acc
+from .se3 import move_inertia, shift_twist, shift_wrench_acc, unshift_wrench
 
-# A pivot D_j below PIVOT_RTOL times its magnitude scale Σ|S_a||M^A_ab||S_b| + I_a
-# is treated as zero. The round-off in D_j is a few eps times that scale, so
-# at the threshold q^(k+2) would carry a relative error of order 1e-5; a pivot
+# A pivot D_j below PIVOT_RTOL times its magnitude scale is treated as zero.
+# The scale is I_a + Σ|S_a||M^A_ab||S_b| + |ω|² tr(M^A_ωω), all about a point
+# on the joint's axis (the articulated inertias are formed there, see
+# articulated_inertia): the round-off in D_j is a few eps times it, so at the
+# threshold q^(k+2) would carry a relative error of order 1e-5, while a pivot
 # that is zero in exact arithmetic (a point mass on a revolute axis) lands
-# near 1e-16 and is caught. The scale is taken about the base origin, so the
-# decision does not depend on where the robot is in the world.
+# near eps² and is caught. Taken at the joint, the decision depends neither
+# on where the robot is in the world nor on how far the joint is from its
+# base.
 PIVOT_RTOL = 1e-11
 
 
@@ -79,42 +82,81 @@ def configuration(model, ws, C0, about_base, V0, q, r):
         _body_mass_jets(j, 0, model, C, V, binom, c, Ic)                      # c^(0,1), I_c^(0)
 
 
+@njit(inline=True)
+def _axis_point(j, S, C):
+    """``x_j`` (about ``o``): the base's origin ``o`` itself for ``j = 0``; for a
+    revolute joint (``S_j = (ω, v)``, ``|ω| = 1``, axis ``ω × v + t ω``) the
+    projection of body j's origin on its axis; for a prismatic joint body
+    j's origin."""
+    if j == 0:
+        return 0.0, 0.0, 0.0
+    w0, w1, w2 = S[0, j, 0], S[0, j, 1], S[0, j, 2]
+    y0, y1, y2 = C[j, 0, 3], C[j, 1, 3], C[j, 2, 3]
+    if w0 == 0.0 and w1 == 0.0 and w2 == 0.0:
+        return y0, y1, y2
+    t = w0 * y0 + w1 * y1 + w2 * y2
+    v0, v1, v2 = S[0, j, 3], S[0, j, 4], S[0, j, 5]
+    return w1 * v2 - w2 * v1 + t * w0, w2 * v0 - w0 * v2 + t * w1, w0 * v1 - w1 * v0 + t * w2
+
+
 @njit
 def articulated_inertia(model, ws, motion):
     """``M^A_j``, ``U_j``, ``D_j`` for every body, leaves first (SPEC §5, §6).
 
     Needs only the configuration, so it is computed once and serves every
-    order (Lemma 2). Returns ``OK`` or the index of the first body whose
+    order (Lemma 2). Each ``M^A_j`` is formed about ``x_j``, a point on joint
+    j's axis near body j (``x_0 = o``), where its entries have the size of
+    the subtree, and moved to the parent's point ``x_p`` for the downdate;
+    the pivot ``D_j``, a difference of such entries, then keeps its accuracy
+    however far the joint is from the base. The outputs are about ``o``, as
+    every other pass. Returns ``OK`` or the index of the first body whose
     pivot ``D_j`` is numerically zero.
     """
     parent, arm, mass = model.body_parent, model.joint_armature, model.body_mass
-    S, c, Ic, MA, U, D = ws.S, ws.c, ws.Ic, ws.MA, ws.U, ws.D
+    S, C, c, Ic, MA, U, D = ws.S, ws.C, ws.c, ws.Ic, ws.MA, ws.U, ws.D
     N = parent.shape[0]
     for j in range(N):
-        _spatial_inertia_into(j, mass[j], c, Ic, MA[j])                       # M_j
+        x, y, z = _axis_point(j, S, C)
+        _spatial_inertia_at(mass[j], c[0, j, 0] - x, c[0, j, 1] - y, c[0, j, 2] - z, Ic[0, j],
+                            MA[j])                                            # M_j about x_j
     for j in range(N - 1, 0, -1):
         p = parent[j]
+        x, y, z = _axis_point(j, S, C)
+        xp = _axis_point(p, S, C)
+        w0, w1, w2 = S[0, j, 0], S[0, j, 1], S[0, j, 2]
+        s = (w0, w1, w2, S[0, j, 3] + w1 * z - w2 * y, S[0, j, 4] + w2 * x - w0 * z,
+             S[0, j, 5] + w0 * y - w1 * x)                                    # S_j about x_j
         scale = arm[j]
+        for a in range(3):
+            scale += (w0 * w0 + w1 * w1 + w2 * w2) * MA[j, a, a]
         for a in range(6):
             acc = 0.0
             for b in range(6):
-                acc += MA[j, a, b] * S[0, j, b]
-                scale += abs(S[0, j, a]) * abs(MA[j, a, b]) * abs(S[0, j, b])
+                acc += MA[j, a, b] * s[b]
+                scale += abs(s[a]) * abs(MA[j, a, b]) * abs(s[b])
             U[j, a] = acc                                                     # SPEC §5: U = M^A S
         d = arm[j]
         for a in range(6):
-            d += S[0, j, a] * U[j, a]                                         # SPEC §5: D = Sᵀ U + I_a
+            d += s[a] * U[j, a]                                               # SPEC §5: D = Sᵀ U + I_a
         D[j] = d
-        if motion is not None and motion[j]:
+        driven = False
+        if motion is not None:
+            driven = motion[j]
+        if not driven and not d > PIVOT_RTOL * scale:
+            return j
+        rx, ry, rz = x - xp[0], y - xp[1], z - xp[2]
+        move_inertia(MA[j], rx, ry, rz)                                       # about x_p
+        unshift_wrench(U[j], (rx, ry, rz), U[j])
+        if driven:
             for a in range(6):
                 for b in range(6):
                     MA[p, a, b] += MA[j, a, b]                                # SPEC §6: kept whole
         else:
-            if not d > PIVOT_RTOL * scale:
-                return j
             for a in range(6):
                 for b in range(6):
                     MA[p, a, b] += MA[j, a, b] - U[j, a] * U[j, b] / d        # SPEC §5: downdate
+        move_inertia(MA[j], xp[0], xp[1], xp[2])                              # about o
+        unshift_wrench(U[j], xp, U[j])
     return OK
 
 

@@ -154,8 +154,13 @@ def _gravity_wrench_acc(s, j, k, m, g, c, out):
 @njit(inline=True)
 def _spatial_inertia_into(j, m, c, Ic, out):
     """Dense ``M_j = [[I_c + m ĉ ĉᵀ, m ĉ], [m ĉᵀ, m I₃]]`` (order 0 only)."""
-    x, y, z = c[0, j, 0], c[0, j, 1], c[0, j, 2]
-    I = Ic[0, j]
+    _spatial_inertia_at(m, c[0, j, 0], c[0, j, 1], c[0, j, 2], Ic[0, j], out)
+
+
+@njit(inline=True)
+def _spatial_inertia_at(m, x, y, z, I, out):
+    """Dense spatial inertia of mass ``m`` with its centre of mass at ``c =
+    (x, y, z)`` and rotational inertia ``I`` about it (world axes)."""
     # ĉ ĉᵀ = |c|² I − c cᵀ
     cc = x * x + y * y + z * z
     cj = (x, y, z)

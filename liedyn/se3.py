@@ -387,6 +387,24 @@ def unshift_wrench(W, o, out):
     out[3], out[4], out[5] = W[3], W[4], W[5]
 
 
+@njit(inline=True)
+def move_inertia(M, x, y, z):
+    """``M ← Xᵀ M X`` in place, ``X = [[I, 0], [−r̂, I]]``, ``r = (x, y, z)``:
+    a spatial inertia (or articulated inertia) about a point ``a`` taken about
+    the point ``b = a − r`` (SPEC §1: twists about ``b`` map to twists about
+    ``a`` by ``X``, and ``Vᵀ M V`` is kept)."""
+    for i in range(6):                       # M X: ω columns −= (v columns) r̂
+        c0, c1, c2 = M[i, 3], M[i, 4], M[i, 5]
+        M[i, 0] -= c1 * z - c2 * y
+        M[i, 1] -= c2 * x - c0 * z
+        M[i, 2] -= c0 * y - c1 * x
+    for k in range(6):                       # Xᵀ (M X): ω rows += r̂ (v rows)
+        r0, r1, r2 = M[3, k], M[4, k], M[5, k]
+        M[0, k] += y * r2 - z * r1
+        M[1, k] += z * r0 - x * r2
+        M[2, k] += x * r1 - y * r0
+
+
 # ------------------------------------------------------------- public API --
 
 def hat(x):

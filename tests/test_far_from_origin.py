@@ -17,6 +17,7 @@ import liedyn
 from liedyn import ModelBuilder, Revolute, se3
 from models.aerial_manipulator import AerialManipulatorParams, aerial_manipulator
 from models.trees import random_tree
+from tests.helpers import run_python
 
 DISTANCES = (0.0, 1e3, 1e6)
 
@@ -99,6 +100,59 @@ def test_singular_pivot_decisions_do_not_depend_on_distance(distance):
     with pytest.raises(ValueError, match="^joint of body 'rod' .*singular pivot"):
         liedyn.forward_dynamics(_rod_arm(distance, 0.0), None, None, np.zeros((2, 1)), 0,
                                 tau=np.zeros((1, 1)))
+
+
+@pytest.mark.parametrize("distance", (0.0, 30.0, 1e3, 1e5))
+def test_a_joint_far_from_its_own_base_keeps_its_pivot(distance):
+    """The rod on a joint ``distance`` metres from its own base (the base at
+    the world origin, the joint's frame out on a boom): q̈ = τ / I_axial with
+    gravity on, at every distance (refused as singular at 30 m before, the
+    pivot being formed about the base origin); a point mass on the axis is
+    singular at every distance; and the smallest axial inertia accepted, the
+    pivot decision itself, is the same within 10× at every distance. In a
+    subprocess, as any test that could crash."""
+    out = run_python(f"""
+        import numpy as np
+        import liedyn
+        from liedyn import ModelBuilder, Revolute, se3
+
+        def rod(axial, d):
+            b = ModelBuilder(floating_base=False)
+            b.add_body("base", None, None, None, se3.spatial_inertia(2.0, (0, 0, 0), np.eye(3)))
+            T = np.eye(4)
+            T[:3, 3] = (0.6 * d, -0.48 * d, 0.64 * d)
+            b.add_body("rod", "base", Revolute((0, 0, 1)), T,
+                       se3.spatial_inertia(0.1, (0, 0, 0.3), np.diag([0.003, 0.003, axial])))
+            return b.build()
+
+        def accepted(axial, d):
+            try:
+                liedyn.forward_dynamics(rod(axial, d), None, None, np.zeros((2, 1)), 0,
+                                        tau=np.zeros((1, 1)))
+                return True
+            except ValueError as err:
+                assert "singular pivot" in str(err), err
+                return False
+
+        def smallest_accepted(d):
+            lo, hi = -30.0, -8.0             # log10 of the axial inertia: refused, accepted
+            assert accepted(10 ** hi, d) and not accepted(10 ** lo, d)
+            for _ in range(40):
+                mid = 0.5 * (lo + hi)
+                lo, hi = (lo, mid) if accepted(10 ** mid, d) else (mid, hi)
+            return hi
+
+        d = {distance!r}
+        fd = liedyn.forward_dynamics(rod(1e-8, d), None, None, np.zeros((2, 1)), 0,
+                                     tau=np.array([[1e-8]]))
+        assert abs(fd.q[2, 0] - 1.0) < 1e-9, fd.q[2, 0]
+        assert not accepted(0.0, d)
+        print(smallest_accepted(0.0), smallest_accepted(d))
+    """)
+    at_base, here = (float(x) for x in out.split()[-2:])
+    # PIVOT_RTOL · tr(M^A_ωω) about the axis ≈ 1e-11 · (0.006 + 2 · 0.1 · 0.3²) ≈ 2.4e-13
+    assert -13.5 < at_base < -12.0, at_base
+    assert abs(here - at_base) <= 1.0, (distance, here, at_base)          # within 10×
 
 
 @pytest.mark.parametrize("distance", (1e5, 1e6))
