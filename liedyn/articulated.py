@@ -94,14 +94,14 @@ def articulated_inertia(model, ws, motion):
         _spatial_inertia_into(j, mass[j], c, Ic, MA[j])                       # M_j
     for j in range(N - 1, 0, -1):
         p = parent[j]
-        scale = arm[j]
+        scale = arm[j - 1]
         for a in range(6):
             acc = 0.0
             for b in range(6):
                 acc += MA[j, a, b] * S[0, j, b]
                 scale += abs(S[0, j, a]) * abs(MA[j, a, b]) * abs(S[0, j, b])
             U[j, a] = acc                                                     # SPEC §5: U = M^A S
-        d = arm[j]
+        d = arm[j - 1]
         for a in range(6):
             d += S[0, j, a] * U[j, a]                                         # SPEC §5: D = Sᵀ U + I_a
         D[j] = d
@@ -184,7 +184,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
         screw_twist_order(j, p, k + 1, q, binom, S, V)
         qt = 0.0
         if motion is None or not motion[j]:
-            acc = tau[k, j - 1] - damp[j] * q[k + 1, j - 1]                    # SPEC §5: damping
+            acc = tau[k, j - 1] - damp[j - 1] * q[k + 1, j - 1]                # SPEC §5: damping
             for a in range(1, k + 1):
                 s = 0.0
                 for i in range(6):
@@ -242,7 +242,7 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
             W[k, j, a] += acc                                                  # SPEC §5: W = M^A V + W^A
         _com_order(j, k + 2, V, binom, c)                                      # c^(k+2) with V^(k+1)
         if motion is not None and j > 0 and motion[j]:
-            acc = arm[j] * q[k + 2, j - 1] + damp[j] * q[k + 1, j - 1]
+            acc = arm[j - 1] * q[k + 2, j - 1] + damp[j - 1] * q[k + 1, j - 1]
             for a in range(k + 1):
                 s = 0.0
                 for i in range(6):
