@@ -38,16 +38,17 @@ SPIN_COLORS = {1.0: "tab:purple", -1.0: "tab:orange"}
 def geometry(params=AerialManipulatorParams()):
     """Everything drawn, in the world frame at the home configuration (base
     at identity, q = 0): ``dict`` with ``pose (N, 4, 4)``, ``com (N, 3)``,
-    ``joint_point (N, 3)`` and ``joint_axis (N, 3)`` (row 0, the base, is
-    unused), ``parent (N,)``, ``propeller (6, 4, 4)`` and ``spin (6,)``."""
+    ``joint_point (n, 3)`` and ``joint_axis (n, 3)`` (row ``j − 1``: the joint
+    moving body ``j``), ``parent (N,)``, ``propeller (6, 4, 4)`` and ``spin (6,)``."""
     model = aerial_manipulator(params)
     n = model.n_joints
     kin = liedyn.forward_kinematics(model, np.eye(4), np.zeros((1, 6)), np.zeros((2, n)), 0)
     pose = np.asarray(kin.body_pose)
     R, x = pose[:, :3, :3], pose[:, :3, 3]
     com = np.einsum("nij,nj->ni", R, np.asarray(model.body_com)) + x
-    point = np.einsum("nij,nj->ni", R, np.asarray(model.joint_point)) + x
-    axis = np.einsum("nij,nj->ni", R, np.asarray(model.joint_axis))
+    Rj, xj = R[model.joint_body], x[model.joint_body]
+    point = np.einsum("nij,nj->ni", Rj, np.asarray(model.joint_point)) + xj
+    axis = np.einsum("nij,nj->ni", Rj, np.asarray(model.joint_axis))
     return dict(pose=pose, com=com, joint_point=point, joint_axis=axis,
                 parent=np.asarray(model.body_parent), propeller=propeller_frames(params),
                 spin=spin_directions())
@@ -84,9 +85,9 @@ def _draw(ax, g, params, project=None):
     for j in range(1, N):
         p = g["parent"][j]
         start = g["com"][0] if p == 0 else g["com"][p]
-        for a, b in ((start, g["joint_point"][j]), (g["joint_point"][j], g["com"][j])):
+        e, P = g["joint_axis"][j - 1], g["joint_point"][j - 1]
+        for a, b in ((start, P), (P, g["com"][j])):
             _segment(ax, a, b, "k", 2.2, project)
-        e, P = g["joint_axis"][j], g["joint_point"][j]
         _segment(ax, P - 0.045 * e, P + 0.045 * e, "tab:cyan", 3.0, project)
         label(P + 0.05 * e + np.array([0.01, 0.0, 0.0]), f"q{_sub(j + 1)}", fontsize=8,
               color="teal")
@@ -177,8 +178,8 @@ def report(g):
     print(f"{'':>3} {'body':>4} {'parent':>6} {'joint point [m]':>26} {'axis':>22} {'CoM [m]':>26}")
     for j in range(1, len(g["parent"])):
         print(f"q{j + 1:<2} B{j + 1:<3} B{g['parent'][j] + 1:<5} "
-              f"{np.array2string(g['joint_point'][j], precision=3, suppress_small=True):>26} "
-              f"{np.array2string(g['joint_axis'][j], precision=3, suppress_small=True):>22} "
+              f"{np.array2string(g['joint_point'][j - 1], precision=3, suppress_small=True):>26} "
+              f"{np.array2string(g['joint_axis'][j - 1], precision=3, suppress_small=True):>22} "
               f"{np.array2string(g['com'][j], precision=3, suppress_small=True):>26}")
 
 

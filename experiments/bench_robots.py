@@ -107,7 +107,7 @@ def _pinocchio(model, name, state, max_gb):
     M, D = br.model, br.data
     qp, v = br.motion_to_pin(C0, None if V is None else V[:3], q[:4])
     tp = br.force_to_pin(C0, None if V is None else V[:1], None if W is None else W[:2],
-                         tau[:2] - model.joint_damping[1:] * q[1:3])
+                         tau[:2] - model.joint_damping * q[1:3])
     v0, a, jerk, tau0, taud = v[0], v[1], v[2], tp[0], tp[1]
     rnea_d1, aba_d1 = B.pinocchio_derivative_calls(pin, M, D, qp, v0, a, tau0, jerk, taud)
     fns = {("inverse", 0): lambda: pin.rnea(M, D, qp, v0, a),

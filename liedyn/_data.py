@@ -4,7 +4,9 @@ workspace's scratch arrays, each one object that numba unboxes in O(1)
 
 Field names are the public names of :class:`liedyn.Model` and
 :class:`liedyn.Workspace`; their meaning and shapes are listed there and in
-SPEC §1. Without compilation (``NUMBA_DISABLE_JIT=1``, or numba missing) the
+SPEC §1. As there, ``joint_*`` fields have a row per joint: a kernel visiting
+body ``j`` reads its joint's row ``j − 1``, as it reads column ``j − 1`` of
+``q``. Without compilation (``NUMBA_DISABLE_JIT=1``, or numba missing) the
 handles are plain Python objects with the same fields, and the kernels run
 interpreted on them.
 """

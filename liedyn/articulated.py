@@ -126,7 +126,7 @@ def articulated_inertia(model, ws, motion):
         w0, w1, w2 = S[0, j, 0], S[0, j, 1], S[0, j, 2]
         s = (w0, w1, w2, S[0, j, 3] + w1 * z - w2 * y, S[0, j, 4] + w2 * x - w0 * z,
              S[0, j, 5] + w0 * y - w1 * x)                                    # S_j about x_j
-        scale = arm[j]
+        scale = arm[j - 1]
         for a in range(3):
             scale += (w0 * w0 + w1 * w1 + w2 * w2) * MA[j, a, a]
         for a in range(6):
@@ -135,7 +135,7 @@ def articulated_inertia(model, ws, motion):
                 acc += MA[j, a, b] * s[b]
                 scale += abs(s[a]) * abs(MA[j, a, b]) * abs(s[b])
             U[j, a] = acc                                                     # SPEC §5: U = M^A S
-        d = arm[j]
+        d = arm[j - 1]
         for a in range(6):
             d += s[a] * U[j, a]                                               # SPEC §5: D = Sᵀ U + I_a
         D[j] = d
@@ -226,7 +226,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
         screw_twist_order(j, p, k + 1, q, binom, S, V)
         qt = 0.0
         if motion is None or not motion[j]:
-            acc = tau[k, j - 1] - damp[j] * q[k + 1, j - 1]                    # SPEC §5: damping
+            acc = tau[k, j - 1] - damp[j - 1] * q[k + 1, j - 1]                # SPEC §5: damping
             for a in range(1, k + 1):
                 s = 0.0
                 for i in range(6):
@@ -284,7 +284,7 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
             W[k, j, a] += acc                                                  # SPEC §5: W = M^A V + W^A
         _com_order(j, k + 2, V, binom, c)                                      # c^(k+2) with V^(k+1)
         if motion is not None and j > 0 and motion[j]:
-            acc = arm[j] * q[k + 2, j - 1] + damp[j] * q[k + 1, j - 1]
+            acc = arm[j - 1] * q[k + 2, j - 1] + damp[j - 1] * q[k + 1, j - 1]
             for a in range(k + 1):
                 s = 0.0
                 for i in range(6):

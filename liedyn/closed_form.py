@@ -213,7 +213,7 @@ def _closed_form(model, ws, C0, about_base, Vb, q, W_app, r, want_c, Mq, Cq, gq,
     _assemble(r, model.body_parent, off, want_c, ws.binom, ws.S, Mc, Bc, Wc, G,
               np.empty((r + 1, 6)), np.empty((r + 1, 6)), np.empty((r + 1, 6)), Mq, Cq, gq, Qq)
     for j in range(1, N):
-        Mq[0, off + j - 1, off + j - 1] += model.joint_armature[j]             # SPEC §5: armature on M's diagonal
+        Mq[0, off + j - 1, off + j - 1] += model.joint_armature[j - 1]     # SPEC §5: armature on M's diagonal
     if not (_all_finite(Mq.reshape(-1)) and _all_finite(gq.reshape(-1))
             and _all_finite(Cq.reshape(-1)) and _all_finite(Qq.reshape(-1))):
         return NOT_FINITE
@@ -264,7 +264,7 @@ def damping_matrix(model):
     off = 6 if model.floating_base else 0
     B = np.zeros((model.nv, model.nv))
     idx = np.arange(off, model.nv)
-    B[idx, idx] = model.joint_damping[1:]
+    B[idx, idx] = model.joint_damping
     return B
 
 

@@ -147,7 +147,7 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
     if not (max_step > 0.0 and lam > 0.0):
         raise ValueError("max_step, damping: must be positive")
     lam = min(max(lam, LAMBDA_MIN), LAMBDA_MAX)
-    lower, upper = model.joint_lower[1:], model.joint_upper[1:]
+    lower, upper = model.joint_lower, model.joint_upper
     nb = 6 if model.floating_base else 0
 
     def evaluate(q):

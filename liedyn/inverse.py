@@ -64,7 +64,7 @@ def _inward(model, ws, q, r, tau):
             for i in range(6):
                 W[k, p, i] += W[k, j, i]                                       # SPEC §4: Σ_children
         for k in range(r + 1):
-            acc = arm[j] * q[k + 2, j - 1] + damp[j] * q[k + 1, j - 1]
+            acc = arm[j - 1] * q[k + 2, j - 1] + damp[j - 1] * q[k + 1, j - 1]
             for a in range(k + 1):                                            # SPEC §4: τ^(k)
                 s = 0.0
                 for i in range(6):

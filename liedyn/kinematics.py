@@ -99,7 +99,7 @@ def poses(model, ws, q0):
     F, C = ws.F, ws.C
     C[0] = F[0]                                                  # H_0 = I
     for j in range(1, parent.shape[0]):
-        _joint_exp_into(Y[j], q0[j - 1], C[j])                   # C_j holds exp([Y_j] q_j) briefly
+        _joint_exp_into(Y[j - 1], q0[j - 1], C[j])               # C_j holds exp([Y_j] q_j) briefly
         _mul44_into(F[parent[j]], C[j], F[j])                    # SPEC §3: F_j = F_p exp([Y_j] q_j)
         _mul44_into(F[j], H[j], C[j])                            # SPEC §3: C_j = F_j H_j
 
@@ -152,7 +152,7 @@ def kinematics(model, ws, q, K):
     parent, Y = model.body_parent, model.joint_screw
     F, S, V, binom = ws.F, ws.S, ws.V, ws.binom
     for j in range(1, parent.shape[0]):
-        _Ad_into(F[j], Y[j], S[0, j])                            # SPEC §3: S_j = Ad_{F_j} Y_j
+        _Ad_into(F[j], Y[j - 1], S[0, j])                        # SPEC §3: S_j = Ad_{F_j} Y_j
         for k in range(K + 1):
             screw_twist_order(j, parent[j], k, q, binom, S, V)
 

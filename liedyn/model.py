@@ -3,47 +3,21 @@
 
 A :class:`ModelBuilder` takes bodies (and named frames) one by one, checks
 and copies every input, and :meth:`ModelBuilder.build` packs them into a
-:class:`Model`: read-only float64 and int64 arrays indexed by body, plus the
-compiled handle the kernels read them through. A built model never changes;
-per-call scratch lives in a :class:`liedyn.Workspace`.
+:class:`Model`: read-only float64 and int64 arrays, plus the compiled handle
+the kernels read them through. A built model never changes; per-call scratch
+lives in a :class:`liedyn.Workspace`.
 
 Indexing
 --------
 Body 0 is the base. Bodies are numbered in the order they are added, and a
 parent must exist before its child, so ``body_parent[j] < j``: increasing
 index is a pre-order (parents first) and decreasing index a post-order
-(children first). Joint ``j`` moves body ``j`` relative to its parent; its
-column in joint-space arrays (``q``, ``tau``) is ``j − 1``. There are
-``n = N − 1`` joints. Every body is also a frame (frames ``0..N−1``); frames
-added with :meth:`ModelBuilder.add_frame` follow.
-
-Array fields (``N`` bodies, ``F`` frames; per-joint arrays are indexed by body
-and row 0, the base, holds no joint)
------------------------------------------------------------------------------
-=====================  ============  ===========================================
-``body_parent``        (N,) int64    parent index, −1 for the base
-``joint_type``         (N,) int64    ``JOINT_NONE``, ``JOINT_REVOLUTE``, ``JOINT_PRISMATIC``
-``joint_axis``         (N, 3)        unit axis in the body's own frame
-``joint_point``        (N, 3)        a point on a revolute axis, body frame
-``joint_armature``     (N,)          reflected rotor inertia ``I_a``
-``joint_damping``      (N,)          viscous damping ``b``
-``joint_lower``        (N,)          lower position limit (``−inf``: none)
-``joint_upper``        (N,)          upper position limit (``+inf``: none)
-``body_origin``        (N, 4, 4)     ``A_j``: body frame in parent frame at q = 0
-                                     (``A_0``: the base's home pose in the world)
-``body_home``          (N, 4, 4)     ``H_j = H_{p(j)} A_j`` with ``H_0 = I``:
-                                     body frame in the base frame at q = 0
-``joint_screw``        (N, 6)        ``Y_j``: joint screw in the base frame at
-                                     q = 0 (row 0 zero)
-``body_inertia``       (N, 6, 6)     ``Mᵇ_j``, body frame, angular first
-``body_mass``          (N,)          ``m_j`` (zero for a massless body)
-``body_com``           (N, 3)        centre of mass in the body frame
-``body_rot_inertia``   (N, 3, 3)     rotational inertia about the CoM, body axes
-``frame_body``         (F,) int64    body a frame is fixed on
-``frame_offset``       (F, 4, 4)     frame pose in its body's frame
-``home_pose``          (4, 4)        ``A_0``: the base pose used for ``base_pose=None``
-``gravity``            (3,)          gravitational acceleration ``g⃗``, world frame
-=====================  ============  ===========================================
+(children first). There are ``n = N − 1`` joints; joint ``i`` is column
+``i`` of joint-space arrays (``q``, ``tau``) and moves body
+``joint_body[i] = i + 1`` relative to its parent. Every body is also a frame
+(frames ``0..N−1``); frames added with :meth:`ModelBuilder.add_frame` follow.
+:class:`Model` lists every field with its shape: ``body_*`` fields have a
+row per body, ``joint_*`` fields a row per joint, ``frame_*`` a row per frame.
 """
 
 import threading
@@ -56,7 +30,7 @@ from . import se3
 from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_scalar, check_type
 from ._data import ModelData
 
-JOINT_NONE, JOINT_REVOLUTE, JOINT_PRISMATIC = 0, 1, 2
+JOINT_REVOLUTE, JOINT_PRISMATIC = 1, 2
 
 # Inertia checks are relative to the largest entry of the 6×6 matrix.
 INERTIA_RTOL = 1e-9
@@ -319,6 +293,19 @@ class _WorkspacePool(threading.local):
         self.by_order = {}
 
 
+def _joint_type(joint):
+    return JOINT_REVOLUTE if isinstance(joint, Revolute) else JOINT_PRISMATIC
+
+
+def _local_screw(joint):
+    """``y_j``, the joint screw in the moved body's frame; the model keeps
+    ``Y_j = Ad_{H_j} y_j`` (SPEC §2)."""
+    e = joint.axis
+    if isinstance(joint, Revolute):
+        return np.concatenate([e, np.cross(joint.point, e)])
+    return np.concatenate([np.zeros(3), e])
+
+
 def _frozen(a):
     a = np.array(a)                      # a copy this model owns
     a.setflags(write=False)
@@ -329,16 +316,75 @@ class Model:
     """A frozen rigid-body tree with a floating or fixed base.
 
     Built by :meth:`ModelBuilder.build` (or a loader such as
-    :func:`liedyn.load_urdf`); its fields are listed in the module docstring
-    of :mod:`liedyn.model`. Arrays are read-only and nothing can be set.
+    :func:`liedyn.load_urdf`). Arrays are read-only float64 (int64 where
+    said) and nothing can be set. ``N`` bodies (body 0 is the base),
+    ``n = N − 1`` joints, ``F`` frames; joint ``i`` is column ``i`` of ``q``
+    and ``tau`` and moves body ``i + 1`` (see :mod:`liedyn.model`).
+
+    Sizes and names
+    ---------------
+    ======================  ============  ==========================================
+    ``floating_base``       bool          the base moves on SE(3) (else fixed)
+    ``n_bodies``            int           ``N``
+    ``n_joints``            int           ``n = N − 1``
+    ``nv``                  int           size of ``ν``: ``6 + n`` floating, ``n`` fixed
+    ``n_frames``            int           ``F``: the ``N`` bodies, then added frames
+    ``body_names``          (N,) tuple    body names
+    ``joint_names``         (n,) tuple    joint names, in ``q`` column order
+    ``frame_names``         (F,) tuple    frame names (body names first)
+    ``gravity``             (3,)          gravitational acceleration ``g⃗``, world frame
+    ``home_pose``           (4, 4)        ``A_0``: the base pose used for ``base_pose=None``
+    ======================  ============  ==========================================
+
+    Per body (row ``j`` is body ``j``)
+    ----------------------------------
+    ======================  ============  ==========================================
+    ``body_parent``         (N,) int64    parent index, −1 for the base
+    ``body_origin``         (N, 4, 4)     ``A_j``: body frame in parent frame at q = 0
+                                          (``A_0``: the base's home pose in the world)
+    ``body_home``           (N, 4, 4)     ``H_j = H_{p(j)} A_j`` with ``H_0 = I``:
+                                          body frame in the base frame at q = 0
+    ``body_inertia``        (N, 6, 6)     ``Mᵇ_j``, body frame, angular first
+    ``body_mass``           (N,)          ``m_j`` (zero for a massless body)
+    ``body_com``            (N, 3)        centre of mass in the body frame
+    ``body_rot_inertia``    (N, 3, 3)     rotational inertia about the CoM, body axes
+    ======================  ============  ==========================================
+
+    Per joint (row ``i`` is joint ``i``, column ``i`` of ``q``)
+    -----------------------------------------------------------
+    ======================  ============  ==========================================
+    ``joint_body``          (n,) int64    the body the joint moves (``i + 1``)
+    ``joint_type``          (n,) int64    ``JOINT_REVOLUTE`` or ``JOINT_PRISMATIC``
+                                          (constants of :mod:`liedyn.model`)
+    ``joint_axis``          (n, 3)        unit axis in the moved body's frame
+    ``joint_point``         (n, 3)        a point on a revolute axis, moved body's
+                                          frame (zero for a prismatic joint)
+    ``joint_screw``         (n, 6)        ``Y_j`` (``j = i + 1``): joint screw in the
+                                          base frame at q = 0 (SPEC §2)
+    ``joint_armature``      (n,)          reflected rotor inertia ``I_a``
+    ``joint_damping``       (n,)          viscous damping ``b``
+    ``joint_lower``         (n,)          lower position limit (``−inf``: none)
+    ``joint_upper``         (n,)          upper position limit (``+inf``: none)
+    ======================  ============  ==========================================
+
+    Per frame (row ``f`` is frame ``f``; rows ``0..N−1`` are the bodies)
+    --------------------------------------------------------------------
+    ======================  ============  ==========================================
+    ``frame_body``          (F,) int64    body the frame is fixed on
+    ``frame_offset``        (F, 4, 4)     frame pose in its body's frame
+    ======================  ============  ==========================================
+
+    Names map to indices with :meth:`body_index`, :meth:`joint_index` (the
+    row of the ``joint_*`` fields) and :meth:`frame_index`.
     """
 
     __slots__ = ("floating_base", "gravity", "body_names", "joint_names", "frame_names",
-                 "body_parent", "joint_type", "joint_axis", "joint_point", "joint_armature",
-                 "joint_damping", "joint_lower", "joint_upper", "body_origin", "body_home",
-                 "joint_screw", "body_inertia", "body_mass", "body_com", "body_rot_inertia",
-                 "frame_body", "frame_offset", "home_pose", "n_bodies", "n_joints", "nv",
-                 "n_frames", "_index", "_spec", "_data", "_pool", "__weakref__")
+                 "body_parent", "body_origin", "body_home", "body_inertia", "body_mass",
+                 "body_com", "body_rot_inertia", "joint_body", "joint_type", "joint_axis",
+                 "joint_point", "joint_screw", "joint_armature", "joint_damping", "joint_lower",
+                 "joint_upper", "frame_body", "frame_offset", "home_pose", "n_bodies",
+                 "n_joints", "nv", "n_frames", "_index", "_spec", "_data", "_pool",
+                 "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("Model: build a model with liedyn.ModelBuilder(...).build() "
@@ -347,33 +393,28 @@ class Model:
     @classmethod
     def _pack(cls, floating_base, gravity, bodies, frames):
         self = object.__new__(cls)
-        N = len(bodies)
+        N, n = len(bodies), len(bodies) - 1
         put = lambda k, v: object.__setattr__(self, k, v)     # noqa: E731 (only here)
         put("_spec", (floating_base, gravity.copy(), bodies, frames))
         put("_pool", _WorkspacePool())
         put("floating_base", floating_base)
         put("n_bodies", N)                                 # N, bodies including the base
-        put("n_joints", N - 1)                             # n = N − 1
-        put("nv", N - 1 + (6 if floating_base else 0))     # size of ν: 6 + n floating, n fixed
+        put("n_joints", n)                                 # n = N − 1
+        put("nv", n + (6 if floating_base else 0))         # size of ν: 6 + n floating, n fixed
         put("n_frames", N + len(frames))
         put("gravity", _frozen(gravity))
         put("body_names", tuple(b.name for b in bodies))
         put("joint_names", tuple(b.joint.name or b.name for b in bodies[1:]))
         put("frame_names", tuple(b.name for b in bodies) + tuple(f[0] for f in frames))
-        jtype = [JOINT_NONE if b.joint is None else
-                 JOINT_REVOLUTE if isinstance(b.joint, Revolute) else JOINT_PRISMATIC
-                 for b in bodies]
-        zero3 = np.zeros(3)
-        axis = [zero3 if b.joint is None else b.joint.axis for b in bodies]
-        point = [getattr(b.joint, "point", zero3) for b in bodies]
-        joint = [b.joint for b in bodies]
+        joints = [b.joint for b in bodies[1:]]
         put("body_parent", _frozen(np.array([b.parent for b in bodies], dtype=np.int64)))
-        put("joint_type", _frozen(np.array(jtype, dtype=np.int64)))
-        put("joint_axis", _frozen(np.array(axis, dtype=float).reshape(N, 3)))
-        put("joint_point", _frozen(np.array(point, dtype=float).reshape(N, 3)))
-        for f, default in (("armature", 0.0), ("damping", 0.0), ("lower", -np.inf),
-                           ("upper", np.inf)):
-            put("joint_" + f, _frozen([default if j is None else getattr(j, f) for j in joint]))
+        put("joint_body", _frozen(np.arange(1, N, dtype=np.int64)))
+        put("joint_type", _frozen(np.array([_joint_type(jt) for jt in joints], dtype=np.int64)))
+        put("joint_axis", _frozen(np.array([jt.axis for jt in joints], dtype=float).reshape(n, 3)))
+        put("joint_point", _frozen(np.array([getattr(jt, "point", np.zeros(3)) for jt in joints],
+                                            dtype=float).reshape(n, 3)))
+        for f in ("armature", "damping", "lower", "upper"):
+            put("joint_" + f, _frozen(np.array([getattr(jt, f) for jt in joints], dtype=float)))
         A = np.array([b.origin for b in bodies]).reshape(N, 4, 4)
         put("body_origin", _frozen(A))
         put("home_pose", _frozen(A[0]))
@@ -385,16 +426,12 @@ class Model:
         put("body_rot_inertia", _frozen(J))
         put("body_inertia", _frozen([se3.spatial_inertia(m, c, j) for m, c, j in zip(mass, com, J)]))
         H = np.empty((N, 4, 4))
-        Y = np.zeros((N, 6))
         H[0] = np.eye(4)                                   # SPEC §2: H_0 = I (base frame)
         for j in range(1, N):
             H[j] = H[bodies[j].parent] @ A[j]              # SPEC §2: H_j = H_p A_j
-            e = self.joint_axis[j]
-            y = (np.concatenate([e, np.cross(self.joint_point[j], e)])
-                 if jtype[j] == JOINT_REVOLUTE else np.concatenate([zero3, e]))
-            Y[j] = se3.Ad(H[j]) @ y                        # SPEC §2: Y_j = Ad_{H_j} y_j
         put("body_home", _frozen(H))
-        put("joint_screw", _frozen(Y))
+        Y = [se3.Ad(H[j]) @ _local_screw(jt) for j, jt in enumerate(joints, 1)]
+        put("joint_screw", _frozen(np.array(Y, dtype=float).reshape(n, 6)))
         put("frame_body", _frozen(np.array(list(range(N)) + [f[1] for f in frames],
                                            dtype=np.int64)))
         put("frame_offset", _frozen(np.array([np.eye(4)] * N + [f[2] for f in frames])

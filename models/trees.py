@@ -101,7 +101,7 @@ def tumbling_body():
 def joint_sample(model, rng):
     """Joint positions ``(n,)`` uniform within the limits (``[−π, π]`` where
     there are none); one ``rng.uniform`` draw."""
-    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
+    lo, hi = model.joint_lower, model.joint_upper
     lo = np.where(np.isfinite(lo), lo, -np.pi)
     hi = np.where(np.isfinite(hi), hi, np.pi)
     return rng.uniform(lo, hi)

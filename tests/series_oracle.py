@@ -171,9 +171,9 @@ def newton_euler(model, base_pose, V0, q, applied=None):
             p = int(model.body_parent[j])
             A = cst(model.body_origin[j])
             RA, xA = A[:3, :3], A[:3, 3]
-            e = cst(model.joint_axis[j])
-            if model.joint_type[j] == JOINT_REVOLUTE:
-                pt = cst(model.joint_point[j])
+            e = cst(model.joint_axis[j - 1])
+            if model.joint_type[j - 1] == JOINT_REVOLUTE:
+                pt = cst(model.joint_point[j - 1])
                 s, c = _sin_cos(q[:, j - 1])
                 E = _hat(e[None])[0]
                 EE = E @ E
@@ -187,7 +187,7 @@ def newton_euler(model, base_pose, V0, q, applied=None):
             R[j] = mul(R[p], Rl, np.matmul)                                    # R_j = R_p R_A Rot
             x[j] = mul(R[p], xl, _matvec) + x[p]
             ew = R[j] @ e                                                      # axis in the world
-            if model.joint_type[j] == JOINT_REVOLUTE:
+            if model.joint_type[j - 1] == JOINT_REVOLUTE:
                 xw = R[j] @ pt + x[j]                                          # a point on it
                 screw[j] = np.concatenate([ew, mul(xw, ew, _cross)], axis=1)
             else:
@@ -217,8 +217,8 @@ def newton_euler(model, base_pose, V0, q, applied=None):
         p = int(model.body_parent[j])
         sub[p] = sub[p] + sub[j]
         tau[j - 1] = (mul(screw[j][:, None, :], sub[j][:, :, None], np.matmul)[:, 0, 0]
-                      + model.joint_armature[j] * qdd[:, j - 1]
-                      + model.joint_damping[j] * qd[:L - 2, j - 1])   # S_jᵀ W_j + I_a q̈ + b q̇
+                      + model.joint_armature[j - 1] * qdd[:, j - 1]
+                      + model.joint_damping[j - 1] * qd[:L - 2, j - 1])   # S_jᵀ W_j + I_a q̈ + b q̇
     tau = np.stack(tau, axis=1) if tau else np.zeros((L - 2, 0), dtype=dt)
     return dict(W0=sub[0], tau=tau, momentum=momentum, twist=np.stack(twist, 1),
                 screw=np.stack(screw, 1))

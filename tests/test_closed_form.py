@@ -114,7 +114,7 @@ def _literal_spec(model, C0, Vb, q):
         adV[b, b] = se3.ad(kin.twist[0, j])
     Gc = Gp.T
     M = S.T @ Gc @ Mblk @ Gp @ S
-    M[off:, off:] += np.diag(model.joint_armature[1:])
+    M[off:, off:] += np.diag(model.joint_armature)
     C = S.T @ Gc @ Mblk @ Gp @ Sd - S.T @ Gc @ adV.T @ Mblk @ Gp @ S
     G = np.concatenate([np.zeros(3), model.gravity])                # SPEC §1: G = (0, g⃗)
     g = -S.T @ Gc @ Mblk @ np.tile(G, N)

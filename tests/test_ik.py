@@ -166,7 +166,7 @@ def test_reachable_targets_on_real_robots(robot, frame):
     model, _ = real_robot(robot)
     rng = np.random.default_rng(5)
     C0 = se3.exp(rng.normal(size=6) * 0.3) if model.floating_base else None
-    lo, hi = model.joint_lower[1:], model.joint_upper[1:]
+    lo, hi = model.joint_lower, model.joint_upper
     for _ in range(5):
         qstar = joint_sample(model, rng)
         target = frame_pose(model, C0, qstar, frame)

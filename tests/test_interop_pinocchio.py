@@ -159,13 +159,13 @@ def test_home_poses_and_joint_screws_are_relative_to_the_base_frame(case):
     qp = br.config_to_pin(np.eye(4), np.zeros(model.n_joints))
     assert np.array_equal(model.body_home[0], np.eye(4))
     assert_close(br.body_poses(qp), model.body_home, rtol=0, atol=TOL, what="H_j")
-    assert not np.any(model.joint_screw[0])
-    for j in range(1, model.n_bodies):
-        e = np.array(model.joint_axis[j])
-        local = (np.concatenate([e, np.zeros(3)]) if model.joint_type[j] == JOINT_REVOLUTE
+    assert model.joint_screw.shape == (model.n_joints, 6)
+    for i, j in enumerate(model.joint_body):
+        e = np.array(model.joint_axis[i])
+        local = (np.concatenate([e, np.zeros(3)]) if model.joint_type[i] == JOINT_REVOLUTE
                  else np.concatenate([np.zeros(3), e]))
         Y = se3.Ad(br.data.oMi[int(br.joint_id[j])].homogeneous) @ local
-        assert_close(model.joint_screw[j], Y, rtol=0, atol=TOL, what=f"Y_{j}")
+        assert_close(model.joint_screw[i], Y, rtol=0, atol=TOL, what=f"Y_{j}")
     # a base away from the origin moves every pose, not H_j
     C0 = se3.exp(np.random.default_rng(600 + len(case)).normal(size=6))
     fk = liedyn.forward_kinematics(model, C0, np.zeros((1, 6)) if model.floating_base else None,
@@ -377,8 +377,8 @@ def test_model_round_trip(case):
                                                       for nm in back.joint_names]], name),
                        liedyn.frame_pose(model, C0, q, name)) <= TOL, name
     for field in ("joint_armature", "joint_damping", "joint_lower", "joint_upper"):
-        perm = [back.joint_index(nm) + 1 for nm in model.joint_names]
-        assert np.array_equal(getattr(back, field)[perm], getattr(model, field)[1:]), field
+        perm = [back.joint_index(nm) for nm in model.joint_names]
+        assert np.array_equal(getattr(back, field)[perm], getattr(model, field)), field
     _same_dynamics(model, back, rng, model.floating_base)
 
 

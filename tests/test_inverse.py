@@ -358,9 +358,9 @@ def _lagrange_generalised_forces(model, C_ref):
     C[0] = (_exp_chart(x[:6]) @ ca.DM(C_ref)) if nb else ca.SX(ca.DM(C_ref))
     for j in range(1, N):
         A = ca.DM(model.body_origin[j])
-        e = np.array(model.joint_axis[j])
-        if model.joint_type[j] == liedyn.model.JOINT_REVOLUTE:
-            xj = model.joint_point[j]
+        e = np.array(model.joint_axis[j - 1])
+        if model.joint_type[j - 1] == liedyn.model.JOINT_REVOLUTE:
+            xj = model.joint_point[j - 1]
             local = (_hom(ca.DM.eye(3), ca.DM(xj)) @ _hom(_rot_sym(e, q[j - 1]), ca.DM.zeros(3))
                      @ _hom(ca.DM.eye(3), ca.DM(-xj)))
         else:
@@ -377,8 +377,8 @@ def _lagrange_generalised_forces(model, C_ref):
         potential -= model.body_mass[j] * ca.dot(g, com)
         power += ca.dot(Wapp[:, j], _vee_sym(Cd @ Ci))
     qd = xd[nb:]
-    kinetic += 0.5 * ca.dot(ca.DM(model.joint_armature[1:]), qd * qd)
-    rayleigh = 0.5 * ca.dot(ca.DM(model.joint_damping[1:]), qd * qd)
+    kinetic += 0.5 * ca.dot(ca.DM(model.joint_armature), qd * qd)
+    rayleigh = 0.5 * ca.dot(ca.DM(model.joint_damping), qd * qd)
     L = kinetic - potential
     p = ca.gradient(L, xd)
     dpdt = ca.jtimes(p, x, xd) + ca.jtimes(p, xd, xdd)

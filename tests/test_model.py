@@ -49,18 +49,18 @@ def test_home_poses_and_screws_hand_computed():
     assert_close(m.body_home[1], T(0.0, 0.0, -0.5), rtol=0, atol=1e-15, what="H1")
     assert_close(m.body_home[2], T(0.4, 0.0, -0.5), rtol=0, atol=1e-15, what="H2")
     assert_close(m.body_home[3], np.eye(4), rtol=0, atol=1e-15, what="H3")
-    # Screws in the base frame at q = 0:
+    # Screws in the base frame at q = 0, one row per joint:
     # body1: axis (1,0,0) through H1 (0,0,0.2) = (0,0,−0.3): x × e = (0, −0.3, 0).
     # body2: prismatic along (0,0,1).
     # body3: axis (0,0,1) through (0.1,0,0): x × e = (0, −0.1, 0).
-    Y = np.array([[0, 0, 0, 0, 0, 0],
-                  [1, 0, 0, 0, -0.3, 0],
+    Y = np.array([[1, 0, 0, 0, -0.3, 0],
                   [0, 0, 0, 0, 0, 1],
                   [0, 0, 1, 0, -0.1, 0]], dtype=float)
     assert_close(m.joint_screw, Y, rtol=0, atol=1e-15, what="Y")
-    assert_close(m.joint_axis[2], [0, 0, 1], rtol=0, atol=0, what="normalised axis")
+    assert_close(m.joint_axis[1], [0, 0, 1], rtol=0, atol=0, what="normalised axis")
     assert list(m.body_parent) == [-1, 0, 1, 0]
-    assert list(m.joint_type) == [0, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_REVOLUTE]
+    assert list(m.joint_type) == [JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_REVOLUTE]
+    assert list(m.joint_body) == [1, 2, 3]
     assert m.n_bodies == 4 and m.n_joints == 3 and m.nv == 9
     assert m.body_names == ("base", "body1", "body2", "body3")
     assert m.body_index("body2") == 2
@@ -226,7 +226,7 @@ def test_built_model_owns_copies_of_its_inputs():
     m = b.build()
     assert g.flags.writeable and T0.flags.writeable and p.flags.writeable
     assert_close(m.body_origin[1:, 2, 3], [-0.1, -0.2, -0.3], rtol=0, atol=1e-15, what="origins")
-    assert_close(m.joint_point[1:], [[0.0, 0.0, 0.06]] * 3, rtol=0, atol=0, what="points")
+    assert_close(m.joint_point, [[0.0, 0.0, 0.06]] * 3, rtol=0, atol=0, what="points")
     assert_close(joint.point, [0.0, 0.0, 0.06], rtol=0, atol=0, what="joint point")
     assert_close(joint.axis, [0.0, 1.0, 0.0], rtol=0, atol=0, what="joint axis")
     assert_close(m.gravity, [0.0, 0.0, -9.81], rtol=0, atol=0, what="gravity")

@@ -636,10 +636,10 @@ def test_load_urdf_builds_the_described_model(robot, floating):
     for f in desc.frames:
         k = model.frame_index(f.name)
         assert model.frame_body[k] == f.body and rel_err(model.frame_offset[k], f.offset) <= TOL
-    for j, b in enumerate(desc.bodies[1:], start=1):
-        assert (model.joint_lower[j], model.joint_upper[j], model.joint_damping[j]) == \
+    for i, b in enumerate(desc.bodies[1:]):
+        assert (model.joint_lower[i], model.joint_upper[i], model.joint_damping[i]) == \
             (b.lower, b.upper, b.damping)
-        assert model.joint_index(b.joint) == j - 1
+        assert model.joint_index(b.joint) == i and model.joint_body[i] == i + 1
     assert np.array_equal(model.home_pose, np.eye(4))
 
 

@@ -82,7 +82,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from .. import se3
 from .._checks import check_applied_slow, check_jet, check_motion_slow, check_order
-from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE, check_model
+from ..model import JOINT_REVOLUTE, check_model
 from ..workspace import binomials
 
 SOLVERS = ("ldl", "qr")
@@ -116,23 +116,22 @@ def _kinematics(model, R0, x0, V0, q, qd):
         p, i = int(model.body_parent[j]), j - 1
         RA = model.body_origin[j][:3, :3]
         xA = model.body_origin[j][:3, 3]
-        e = model.joint_axis[j]
+        e = model.joint_axis[i]
         ew = ca.mtimes(R[p], ca.DM(RA @ e))            # joint axis in the world
-        if model.joint_type[j] == JOINT_REVOLUTE:
+        revolute = model.joint_type[i] == JOINT_REVOLUTE
+        if revolute:
             E = se3.hat(e)
             K1, K2 = RA @ E, RA @ E @ E
-            pt = model.joint_point[j]
+            pt = model.joint_point[i]
             s, c1 = ca.sin(q[i]), 1.0 - ca.cos(q[i])
             RL = ca.DM(RA) + s * ca.DM(K1) + c1 * ca.DM(K2)      # A_j exp(ê q): Rodrigues
             xL = ca.DM(xA) - s * ca.DM(K1 @ pt) - c1 * ca.DM(K2 @ pt)
-        elif model.joint_type[j] == JOINT_PRISMATIC:
-            RL, xL = ca.DM(RA), ca.DM(xA) + ca.DM(RA @ e) * q[i]
         else:
-            raise ValueError(f"model: body {j} has no joint")
+            RL, xL = ca.DM(RA), ca.DM(xA) + ca.DM(RA @ e) * q[i]
         R[j] = ca.mtimes(R[p], RL)                     # SPEC §3: C_j = C_p A_j exp([Yᵇ] q)
         x[j] = ca.mtimes(R[p], xL) + x[p]
-        if model.joint_type[j] == JOINT_REVOLUTE:
-            point = ca.mtimes(R[j], ca.DM(model.joint_point[j])) + x[j]
+        if revolute:
+            point = ca.mtimes(R[j], ca.DM(pt)) + x[j]
             S[j] = ca.vertcat(ew, _cross(point, ew))              # (e, x × e)
         else:
             S[j] = ca.vertcat(ca.DM.zeros(3), ew)
@@ -182,8 +181,8 @@ def _newton_euler(model, R0, x0, V0, A0, q, qd, qdd, applied=None):
     tau = [None] * (N - 1)
     for j in range(N - 1, 0, -1):
         i = j - 1
-        tau[i] = (ca.dot(S[j], W[j]) + model.joint_armature[j] * qdd[i]
-                  + model.joint_damping[j] * qd[i])
+        tau[i] = (ca.dot(S[j], W[j]) + model.joint_armature[i] * qdd[i]
+                  + model.joint_damping[i] * qd[i])
         W[int(model.body_parent[j])] = W[int(model.body_parent[j])] + W[j]
     return W[0], ca.vertcat(*tau) if tau else ca.SX(0, 1)
 
@@ -225,9 +224,9 @@ def _articulated(model, R0, x0, V0, W0, q, qd, tau, applied=None):
         p, i = int(model.body_parent[j]), j - 1
         cj[j] = _ad(V[j], S[j]) * qd[i]
         U[j] = ca.mtimes(MA[j], S[j])
-        D[j] = ca.dot(S[j], U[j]) + model.joint_armature[j]
+        D[j] = ca.dot(S[j], U[j]) + model.joint_armature[i]
         bias = ca.mtimes(MA[j], cj[j]) + pA[j]
-        u[j] = tau[i] - model.joint_damping[j] * qd[i] - ca.dot(S[j], bias)
+        u[j] = tau[i] - model.joint_damping[i] * qd[i] - ca.dot(S[j], bias)
         MA[p] = MA[p] + MA[j] - ca.mtimes(U[j], U[j].T) / D[j]
         pA[p] = pA[p] + bias + U[j] * (u[j] / D[j])
     A = [None] * N

@@ -472,7 +472,7 @@ class PinocchioModel:
     # (``base_twist (1, 6)``, ``q (2, n)``), force jets keyword-only.
 
     def _damping(self):
-        return self.liedyn_model.joint_damping[1:]
+        return self.liedyn_model.joint_damping
 
     def _applied(self, q_pin, v_pin, applied, rows):
         """Pinocchio's view of applied wrench jets ``(rows, N, 6)``, ``rows``
@@ -747,7 +747,7 @@ def pair(model, pin_model, *, base_pose=None):
                              f"{pm.names[pm.parents[jid]]!r}, in liedyn body "
                              f"{model.body_names[model.body_parent[j]]!r}")
         kind, _ = _joint_kind(pm, jid)
-        want = "revolute" if model.joint_type[j] == JOINT_REVOLUTE else "prismatic"
+        want = "revolute" if model.joint_type[j - 1] == JOINT_REVOLUTE else "prismatic"
         if kind != want:
             raise ValueError(f"joint {name!r}: {want} in liedyn, {kind} in Pinocchio")
     q_index = np.array([pm.idx_qs[int(i)] for i in joint_id[1:]], dtype=np.int64)
@@ -822,11 +822,10 @@ def _check_pair(bridge):
         if np.max(np.abs(Mp - Ml)) > 1e-9 * _scale(Ml):
             raise ValueError(f"body {model.body_names[j]!r}: inertia differs between the models "
                              f"(max difference {np.max(np.abs(Mp - Ml)):.2e})")
-        if j and abs(pm.armature[pm.idx_vs[i]] - model.joint_armature[j]) > 1e-12 * (
-                1.0 + model.joint_armature[j]):
-            raise ValueError(f"joint {model.joint_names[j - 1]!r}: armature "
-                             f"{pm.armature[pm.idx_vs[i]]} in Pinocchio, "
-                             f"{model.joint_armature[j]} in liedyn")
+    for name, j, arm in zip(model.joint_names, model.joint_body, model.joint_armature):
+        pin_arm = pm.armature[pm.idx_vs[int(bridge.joint_id[j])]]
+        if abs(pin_arm - arm) > 1e-12 * (1.0 + arm):
+            raise ValueError(f"joint {name!r}: armature {pin_arm} in Pinocchio, {arm} in liedyn")
 
 
 # ----------------------------------------------------------- liedyn → Pinocchio --
@@ -873,9 +872,9 @@ def to_pinocchio(model, base_pose=None, free_flyer=None):
     fixed_pose = np.array(model.home_pose if base_pose is None
                           else check_pose(base_pose, "base_pose"), float)
     offset = np.tile(np.eye(4), (N, 1, 1))
-    for j in range(1, N):
-        if model.joint_type[j] == JOINT_REVOLUTE:
-            offset[j, :3, 3] = model.joint_point[j]
+    for i, j in enumerate(model.joint_body):
+        if model.joint_type[i] == JOINT_REVOLUTE:
+            offset[j, :3, 3] = model.joint_point[i]
     pm = pin.Model()
     pm.name = "liedyn"
     pm.gravity = pin.Motion(np.array(model.gravity, float), np.zeros(3))
@@ -889,17 +888,18 @@ def to_pinocchio(model, base_pose=None, free_flyer=None):
             p = model.body_parent[j]
             parent_frame = se3.inv(offset[p]) if jid[p] else fixed_pose
             placement = parent_frame @ model.body_origin[j] @ offset[j]
-            axis = np.array(model.joint_axis[j], float)
-            jm = (pin.JointModelRevoluteUnaligned(axis) if model.joint_type[j] == JOINT_REVOLUTE
+            i = j - 1
+            axis = np.array(model.joint_axis[i], float)
+            jm = (pin.JointModelRevoluteUnaligned(axis) if model.joint_type[i] == JOINT_REVOLUTE
                   else pin.JointModelPrismaticUnaligned(axis))
-            lo, hi = model.joint_lower[j], model.joint_upper[j]
+            lo, hi = model.joint_lower[i], model.joint_upper[i]
             big = np.finfo(float).max
-            jid[j] = pm.addJoint(int(jid[p]), jm, _se3(pin, placement), model.joint_names[j - 1],
+            jid[j] = pm.addJoint(int(jid[p]), jm, _se3(pin, placement), model.joint_names[i],
                                  np.full(1, big), np.full(1, big),
                                  np.full(1, max(lo, -big)), np.full(1, min(hi, big)))
             iv = pm.joints[int(jid[j])].idx_v
-            pm.armature[iv] = model.joint_armature[j]
-            pm.damping[iv] = model.joint_damping[j]
+            pm.armature[iv] = model.joint_armature[i]
+            pm.damping[iv] = model.joint_damping[i]
         inertia = pin.Inertia(float(model.body_mass[j]), np.array(model.body_com[j], float),
                               np.array(model.body_rot_inertia[j], float))
         where = se3.inv(offset[j]) if jid[j] else fixed_pose      # a fixed base: the universe
