@@ -2,9 +2,9 @@
 
 What a result owns: its force and motion jets (``base_wrench``, ``tau``,
 and for forward and hybrid dynamics ``base_twist`` and ``q``, a few hundred
-numbers) are read-only arrays of its own, copied out of the workspace when
-the call returns. They stay valid for ever, whatever later calls do with the
-workspace.
+numbers) are arrays of its own, copied out of the workspace when the call
+returns: nothing else refers to them, so they stay valid for ever whatever
+later calls do with the workspace, and they are the user's to modify.
 
 What a result reads later: the body jets (poses, twists, screws, momenta,
 wrenches, articulated inertias of every body, O(N · order) numbers),
@@ -102,8 +102,8 @@ class _Result:
     """Outputs owned by the result; body jets read from the call's workspace.
 
     ``outputs`` are the arrays of :attr:`_fields`, in order, that the result
-    takes over (copies the caller made: nothing else refers to them); they
-    are made read-only."""
+    takes over (copies the caller made: nothing else refers to them, so they
+    are the user's to keep or modify)."""
 
     __slots__ = ("_ws", "_call", "_cache")
     __setattr__ = _frozen_setattr
@@ -114,8 +114,6 @@ class _Result:
         _put(self, "_call", call)
         _put(self, "_cache", None)
         for name, a in zip(self._fields, outputs):
-            if type(a) is np.ndarray:
-                a.flags.writeable = False
             _put(self, name, a)
 
     def _live(self, name):
