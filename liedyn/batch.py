@@ -236,9 +236,9 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
     model : Model
     base_pose : (B, 4, 4) or None
         Base poses (``None``: the home pose for every sample).
-    base_twist : (B, order+2, 6) or None
+    base_twist : (B, order+2, 6) or None (more rows: the first order+2 are read)
         Base twist jets; ``None`` for a fixed base.
-    q : (B, order+3, n)
+    q : (B, order+3, n) (more rows: the first order+3 are read)
         Joint jets.
     order : int ≥ 0
     applied : (B, order+1, N, 6), optional, keyword
@@ -283,9 +283,9 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
     ----------
     model : Model
     base_pose : (B, 4, 4) or None
-    base_twist : (B, 1, 6) or None
+    base_twist : (B, 1, 6) or None (more rows: only the first is read)
         Base twists ``V₀``; ``None`` for a fixed base.
-    q : (B, 2, n)
+    q : (B, 2, n) (more rows: the first 2 are read)
         States ``[q; q̇]``.
     order : int ≥ 0
     tau : (B, order+1, n), keyword

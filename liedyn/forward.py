@@ -132,9 +132,9 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     model : Model
     base_pose : (4, 4) or None
         Base pose ``C₀`` (``None``: ``model.home_pose``).
-    base_twist : (1, 6) or None
+    base_twist : (1, 6) or None (more rows: only the first is read)
         The state's base twist ``V₀`` as a one-row jet; ``None`` for a fixed base.
-    q : (2, n)
+    q : (2, n) (more rows: the first 2 are read)
         The state's joint positions and velocities, ``[q; q̇]``.
     order : int ≥ 0
         Highest derivative ``r`` of the dynamics.

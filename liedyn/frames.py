@@ -285,9 +285,9 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     model : Model
     base_pose : (4, 4) or None
         Base pose (``None``: ``model.home_pose``).
-    base_twist : (order+1, 6) or None
+    base_twist : (order+1, 6) or None (more rows: the first order+1 are read)
         Spatial base twist jet ``V₀^(0..order)``; ``None`` for a fixed base.
-    q : (order+2, n)
+    q : (order+2, n) (more rows: the first order+2 are read)
         Joint jet ``q^(0..order+1)``.
     order : int ≥ 0
     frame : str | int
@@ -335,11 +335,11 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
     model : Model
     base_pose : (4, 4) or None
         Base pose (``None``: ``model.home_pose``).
-    base_twist : (order, 6) or None
+    base_twist : (order, 6) or None (more rows: the first order are read)
         Spatial base twist jet ``V₀^(0..order−1)`` (``J^(k)`` needs the
         twists up to order ``k − 1``); ``None`` for a fixed base, and for any
         base when ``order = 0``.
-    q : (order+1, n)
+    q : (order+1, n) (more rows: the first order+1 are read)
         Joint jet ``q^(0..order)``.
     order : int ≥ 0
     frame : str | int

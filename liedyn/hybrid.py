@@ -166,12 +166,12 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
     model : Model
     base_pose : (4, 4) or None
         Base pose ``C₀`` (``None``: ``model.home_pose``).
-    base_twist : (order+2, 6) or None
+    base_twist : (order+2, 6) or None (more rows: the first order+2 are read)
         Base twist jet ``V₀^(0..order+1)``: every row is read for a
         motion-driven floating base, only row 0 (the state) for a
         wrench-driven one (the others may hold anything, NaN included).
         ``None`` for a fixed base.
-    q : (order+3, n)
+    q : (order+3, n) (more rows: the first order+3 are read)
         Joint jet. Rows 0 and 1 (``q``, ``q̇``) are the state of every joint;
         rows ``2..order+2`` are read only in the columns of motion-driven
         joints.

@@ -106,10 +106,10 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     model : Model
     base_pose : (4, 4) or None
         Pose of the base frame in the world (``None``: ``model.home_pose``).
-    base_twist : (order+2, 6) or None
+    base_twist : (order+2, 6) or None (more rows: the first order+2 are read)
         Spatial base twist jet ``V₀, V̇₀, …, V₀^(order+1)``; ``None`` for a
         fixed base.
-    q : (order+3, n)
+    q : (order+3, n) (more rows: the first order+3 are read)
         Joint jet ``q, q̇, …, q^(order+2)``.
     order : int ≥ 0
         Highest derivative ``r`` of the dynamics returned.

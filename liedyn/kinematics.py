@@ -181,9 +181,9 @@ def forward_kinematics(model, base_pose, base_twist, q, order, *, reference="wor
     model : Model
     base_pose : (4, 4) or None
         Pose of the base frame in the world; ``None`` uses ``model.home_pose``.
-    base_twist : (order+1, 6) or None
+    base_twist : (order+1, 6) or None (more rows: the first order+1 are read)
         Spatial base twist jet ``V₀^(0..order)``; ``None`` for a fixed base.
-    q : (order+2, n)
+    q : (order+2, n) (more rows: the first order+2 are read)
         Joint jet ``q^(0..order+1)``.
     order : int ≥ 0
     reference : {"world", "base"}, keyword
