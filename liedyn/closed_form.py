@@ -56,7 +56,7 @@ from ._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, appl
                       check_jet, check_motion, check_motion_slow, check_type, configuration_args,
                       is_applied, motion_args, raise_for)
 from ._jit import Kernel, njit
-from .inertia import _com_inertia_init, _spatial_inertia_into
+from .inertia import _com_init, _com_inertia_init, _gravity_wrench_acc, _spatial_inertia_into
 from .kinematics import kinematics, set_base
 from .model import Model, check_model, check_model_order
 from .se3 import _ad, _coad_acc, shift_wrench, unshift_wrench
@@ -323,19 +323,28 @@ def _mass_matrix(model, ws, cf, C0, about_base, q0, out):
 
 @njit
 def _gravity_vector(model, ws, cf, C0, about_base, q0, out):
-    """``g`` into ``out`` ``(nv,)``; returns a status (SPEC §7)."""
+    """``g`` into ``out`` ``(nv,)``; returns a status (SPEC §7). Only the
+    composite gravity wrenches ``Σ_{k∈sub(a)} M_k G`` are needed, held in
+    ``Wc[0]``: six numbers a body instead of ``M^C``'s 36."""
     status = check_configuration(model, C0, q0)
     if status != OK:
         return status
     _at_rest(model, ws, C0, about_base, q0)
-    _inertia_jets(model, ws, 0, cf.Mc, None)
-    _composites(model.body_parent, cf.Mc, None)
-    gq = _one_row(out)
+    C, c, S = ws.C, ws.c, ws.S
+    MG = cf.Wc[:1]
+    N = C.shape[0]
+    for j in range(N):
+        _com_init(j, C, model.body_com, c)
+        MG[0, j] = 0.0
+        _gravity_wrench_acc(1.0, j, 0, model.body_mass[j], model.gravity, c, MG[0, j])  # M_j G
+    _subtree_sums(model.body_parent, MG)                                    # G_c M G_I
     off = 6 if model.floating_base else 0
-    _assemble(0, model.body_parent, off, ws.binom, ws.S, cf.Mc, None, _gravity(model, cf), cf.MS,
-              cf.BS, cf.Z, None, None, gq)
+    for a in range(1, N):
+        out[off + a - 1] = -_dot6(S[0, a], MG[0, a])                        # SPEC §7: g_a = −S_aᵀ (G_c M G_I)_a
+    for i in range(off):
+        out[i] = -MG[0, 0, i]
     if off and not about_base:
-        _vector_to_world(gq, ws.d)
+        _vector_to_world(_one_row(out), ws.d)
     return OK if _all_finite(out) else NOT_FINITE
 
 
