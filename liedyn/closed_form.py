@@ -475,13 +475,18 @@ def damping_matrix(model):
     return B
 
 
-def _call(kernel, model, order, workspace, *args):
-    """``kernel(model, workspace, closed-form scratch, *args)`` with the
-    workspace for ``(model, order)`` held for the call; returns its status.
-    The outputs among ``args`` are the caller's: nothing returned aliases the
-    workspace."""
-    ws = workspace_for(model, order, workspace)
-    return ws._serve(kernel, model, ws._closed_form_data(), *args)[0]
+def _configuration_error(status, model, base_pose, q):
+    """Raise for a kernel status of :func:`mass_matrix` or :func:`gravity_vector`
+    (kept out of them: a closure there would slow every call)."""
+    raise_for(status, model, lambda: check_configuration_slow(model, base_pose, q))
+
+
+def _motion_error(status, model, base_pose, base_twist, q, r, applied=None):
+    """Raise for a kernel status of :func:`coriolis_matrix` (``r = −1``: the
+    state jets, one and two rows) or :func:`closed_form_jets` of order ``r``."""
+    raise_for(status, model, lambda: (
+        check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
+        check_applied_slow(model, applied, r + 1)))
 
 
 def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, reference="world",
@@ -534,11 +539,11 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, re
     Mq, Cq = np.empty((r + 1, nv, nv)), np.empty((r + 1, nv, nv))
     gq, Qq = np.empty((r + 1, nv)), np.empty((r + 1, nv))
     B, nu = np.empty((nv, nv)), np.empty((r + 2, nv))
-    status = _call(_CLOSED_FORM, model, r, workspace, C0, base, Vb, qj, Wa, r, Mq, Cq, gq, Qq, B,
-                   nu)
-    raise_for(status, model, lambda: (
-        check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
-        check_applied_slow(model, applied, r + 1)))
+    ws = workspace_for(model, r, workspace)
+    status, _ = ws._serve(_CLOSED_FORM, model, ws._closed_form_data(), C0, base, Vb, qj, Wa, r, Mq,
+                          Cq, gq, Qq, B, nu)
+    if status != OK:
+        _motion_error(status, model, base_pose, base_twist, q, r, applied)
     return ClosedFormJets(mass=Mq, coriolis=Cq, gravity=gq, damping=B, applied_force=Qq,
                           velocity=nu)
 
@@ -599,8 +604,11 @@ def mass_matrix(model, base_pose, q, *, reference="world", workspace=None):
         check_model(model)
     C0, q0 = configuration_args(model, base_pose, q)
     M = np.empty((model.nv, model.nv))
-    status = _call(_MASS_MATRIX, model, 0, workspace, C0, about_base(reference), q0, M)
-    raise_for(status, model, lambda: check_configuration_slow(model, base_pose, q))
+    ws = workspace_for(model, 0, workspace)
+    status, _ = ws._serve(_MASS_MATRIX, model, ws._closed_form_data(), C0, about_base(reference),
+                          q0, M)
+    if status != OK:
+        _configuration_error(status, model, base_pose, q)
     return M
 
 
@@ -629,8 +637,11 @@ def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world", works
         check_model(model)
     C0, Vb, qs = motion_args(model, base_pose, base_twist, q, 1, 2)
     C = np.empty((model.nv, model.nv))
-    status = _call(_CORIOLIS_MATRIX, model, 0, workspace, C0, about_base(reference), Vb, qs, C)
-    raise_for(status, model, lambda: check_motion_slow(model, base_pose, base_twist, q, 1, 2))
+    ws = workspace_for(model, 0, workspace)
+    status, _ = ws._serve(_CORIOLIS_MATRIX, model, ws._closed_form_data(), C0, about_base(reference),
+                          Vb, qs, C)
+    if status != OK:
+        _motion_error(status, model, base_pose, base_twist, q, -1)
     return C
 
 
@@ -641,6 +652,9 @@ def gravity_vector(model, base_pose, q, *, reference="world", workspace=None):
         check_model(model)
     C0, q0 = configuration_args(model, base_pose, q)
     g = np.empty(model.nv)
-    status = _call(_GRAVITY_VECTOR, model, 0, workspace, C0, about_base(reference), q0, g)
-    raise_for(status, model, lambda: check_configuration_slow(model, base_pose, q))
+    ws = workspace_for(model, 0, workspace)
+    status, _ = ws._serve(_GRAVITY_VECTOR, model, ws._closed_form_data(), C0, about_base(reference),
+                          q0, g)
+    if status != OK:
+        _configuration_error(status, model, base_pose, q)
     return g
