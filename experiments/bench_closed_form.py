@@ -43,7 +43,7 @@ from models.aerial_manipulator import aerial_manipulator
 from models.trees import joint_sample
 
 from . import _bench as B
-from ._provenance import machine, now, stamp
+from ._provenance import stamp
 from ._table import write_rows
 
 CALLS_QUICK, CALLS_FULL = 5000, 50000
@@ -171,9 +171,8 @@ def markdown(rows, full):
              f"per callable; ratio = liedyn / baseline of those, measured in the same run "
              f"(target ≤ {TARGET:g} against Pinocchio, which reuses its `Data`). "
              f"`closed_form_jets` at r = {JETS_ORDER} is reported in units of `mass_matrix` "
-             f"with a workspace.\n\nMeasured {now()} on {machine()}.\n")
-    title = "# Closed form against Pinocchio" + (" (full)" if full else "") + "\n\n"
-    return title + head + body + notes
+             f"with a workspace.\n\n")
+    return B.markdown_page("Closed form against Pinocchio", full, head + body, notes)
 
 
 def main(argv=None):

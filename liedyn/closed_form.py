@@ -475,9 +475,23 @@ def damping_matrix(model):
     return B
 
 
+def _at_configuration(kernel, square, model, base_pose, q, reference, workspace):
+    """The output of :func:`mass_matrix` (``square``: ``(nv, nv)``) or
+    :func:`gravity_vector` (``(nv,)``), a fresh array, from its kernel."""
+    if type(model) is not Model:
+        check_model(model)
+    C0, q0 = configuration_args(model, base_pose, q)
+    out = np.empty((model.nv, model.nv) if square else model.nv)
+    ws = workspace_for(model, 0, workspace)
+    status, _ = ws._serve(kernel, model, ws._closed_form_data(), C0, about_base(reference), q0, out)
+    if status != OK:
+        _configuration_error(status, model, base_pose, q)
+    return out
+
+
 def _configuration_error(status, model, base_pose, q):
     """Raise for a kernel status of :func:`mass_matrix` or :func:`gravity_vector`
-    (kept out of them: a closure there would slow every call)."""
+    (kept out of the call path: a closure there would slow every call)."""
     raise_for(status, model, lambda: check_configuration_slow(model, base_pose, q))
 
 
@@ -600,16 +614,7 @@ def mass_matrix(model, base_pose, q, *, reference="world", workspace=None):
     -------
     (nv, nv) symmetric positive definite; base block first for a floating base.
     """
-    if type(model) is not Model:
-        check_model(model)
-    C0, q0 = configuration_args(model, base_pose, q)
-    M = np.empty((model.nv, model.nv))
-    ws = workspace_for(model, 0, workspace)
-    status, _ = ws._serve(_MASS_MATRIX, model, ws._closed_form_data(), C0, about_base(reference),
-                          q0, M)
-    if status != OK:
-        _configuration_error(status, model, base_pose, q)
-    return M
+    return _at_configuration(_MASS_MATRIX, True, model, base_pose, q, reference, workspace)
 
 
 def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world", workspace=None):
@@ -648,13 +653,4 @@ def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world", works
 def gravity_vector(model, base_pose, q, *, reference="world", workspace=None):
     """Generalised gravity force ``g(Q) = −Sᵀ G_c M G_I`` (``= ∂U/∂Q``), ``(nv,)``;
     arguments as :func:`mass_matrix`."""
-    if type(model) is not Model:
-        check_model(model)
-    C0, q0 = configuration_args(model, base_pose, q)
-    g = np.empty(model.nv)
-    ws = workspace_for(model, 0, workspace)
-    status, _ = ws._serve(_GRAVITY_VECTOR, model, ws._closed_form_data(), C0, about_base(reference),
-                          q0, g)
-    if status != OK:
-        _configuration_error(status, model, base_pose, q)
-    return g
+    return _at_configuration(_GRAVITY_VECTOR, False, model, base_pose, q, reference, workspace)

@@ -11,7 +11,7 @@ from liedyn import se3
 from liedyn.interop.pinocchio import depth_first_order, to_pinocchio
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_inertia, random_tree
-from tests.helpers import assert_close, integrate_pose, poly_jet, rel_err, run_python
+from tests.helpers import assert_close, integrate_pose, poly_jet, rel_err
 
 # Round-off only: every entry of M, C, g is a sum over ≤ N bodies of products
 # of O(1) factors (a few dozen flops each), and both sides of each comparison
@@ -472,46 +472,3 @@ def test_world_and_base_references_agree_far_from_the_origin(k, distance):
         assert_close(got, ref, rtol=0, atol=ROUNDOFF * np.max(np.abs(ref)),
                      what=f"{name} at {distance} m: {what}")
 
-
-def test_closed_form_kernels_do_not_allocate():
-    """In a fresh interpreter with numba's allocation statistics on: given a
-    workspace, each closed-form kernel allocates nothing beyond adopting its
-    array arguments (the caller's outputs)."""
-    out = run_python("""
-        import numpy as np
-        from numba.core.runtime import rtsys
-        import liedyn
-        from liedyn import closed_form as cf
-        from models.trees import benchmark_tree
-
-        def allocations(kernel, args):
-            before = rtsys.get_allocation_stats().alloc
-            assert kernel.call(*args) == 0
-            adopted = sum(isinstance(a, np.ndarray) for a in args)
-            return rtsys.get_allocation_stats().alloc - before - adopted
-
-        m = benchmark_tree(2, 3)
-        n, nv = m.n_joints, m.nv
-        rng = np.random.default_rng(0)
-        C0 = liedyn.se3.exp(rng.normal(size=6))
-        none = np.zeros((0, 0, 6))
-        ws = liedyn.Workspace(m, 0)
-        h = ws._closed_form_data()
-        V, q = rng.normal(size=(1, 6)), rng.normal(size=(2, n))
-        for kernel, args in ((cf._MASS_MATRIX, (C0, False, q[0], np.empty((nv, nv)))),
-                             (cf._GRAVITY_VECTOR, (C0, False, q[0], np.empty(nv))),
-                             (cf._CORIOLIS_MATRIX, (C0, False, V, q, np.empty((nv, nv))))):
-            args = (m._data, ws._data, h) + args
-            kernel.call(*args)
-            assert allocations(kernel, args) == 0, kernel.dispatcher.__name__
-        r = 2
-        ws = liedyn.Workspace(m, r)
-        V, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, n))
-        out = (np.empty((r + 1, nv, nv)), np.empty((r + 1, nv, nv)), np.empty((r + 1, nv)),
-               np.empty((r + 1, nv)), np.empty((nv, nv)), np.empty((r + 2, nv)))
-        args = (m._data, ws._data, ws._closed_form_data(), C0, False, V, q, none, r) + out
-        cf._CLOSED_FORM.call(*args)
-        assert allocations(cf._CLOSED_FORM, args) == 0, "closed-form jets kernel allocates"
-        print("ok")
-    """, timeout=600, NUMBA_NRT_STATS="1")
-    assert out.strip().endswith("ok")
