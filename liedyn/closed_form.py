@@ -19,11 +19,18 @@ Glossary
                                 (each body's own ``M_j^(k)`` before the subtree sums)
 ``Bc``      (r+1, N, 6, 6)      ``B^C_d = Σ_{k∈sub(d)} ad_{V_k}ᵀ M_k`` and its jets
 ``Wc``      (r+1, N, 6)         composite applied wrench jets ``Σ_{k∈sub(d)} W_app,k``
+                                (``gravity_vector``: ``Σ_{k∈sub(d)} M_k G`` in ``Wc[0]``)
 ``MS``      (r+1, 6)            ``(M^C_a S_a)^(m)`` of the current body ``a``
 ``BS``      (r+1, 6)            ``(B^Cᵀ_a S_a)^(m)``
 ``Z``       (r+1, 6)            ``(M^C_a Ṡ_a − B^C_a S_a)^(m)``
+``G``       (6,)                ``G = (0, g⃗)`` (SPEC §1)
 ``nv``                          ``6 + n`` (floating base) or ``n`` (fixed)
 ==========  ==================  ==============================================
+
+``S`` and ``V`` are the workspace's; ``Mc`` … ``G`` are the closed form's
+scratch, a handle the workspace makes on its first closed-form call
+(:meth:`liedyn.Workspace._closed_form_data`). Each function returns arrays
+of its own, allocated per call; nothing returned aliases the workspace.
 
 Assembly without dense 6N × 6N products. ``G_p`` has ``I₆`` at block
 ``(i, k)`` when ``k`` is ``i`` or an ancestor of ``i``, so for block-diagonal

@@ -134,6 +134,10 @@ class Workspace:
     return that call's numbers; arrays taken from the result before then
     hold the later call's values (copy what you keep). Without a workspace
     every call allocates fresh scratch that only its result references.
+    The closed-form functions (:func:`liedyn.mass_matrix`,
+    :func:`liedyn.coriolis_matrix`, :func:`liedyn.gravity_vector`,
+    :func:`liedyn.closed_form_jets`) take their scratch from the workspace
+    too but return fresh arrays of their own, which later calls never touch.
 
     A workspace serves one call at a time: a call that finds it in use by
     another thread raises ``RuntimeError`` instead of corrupting it. Give
