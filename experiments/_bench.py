@@ -23,7 +23,7 @@ from tqdm import tqdm
 from models.trees import benchmark_tree
 
 from . import _fit
-from ._provenance import stamp
+from ._provenance import machine, now, stamp
 from ._table import ResultTable, num, output_stem, select
 from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
 
@@ -61,6 +61,14 @@ def print_table(title, header, rows):
     print("  ".join(str(h).rjust(w) for h, w in zip(header, widths)))
     for r in rows:
         print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
+
+
+def markdown_page(title, full, table, notes):
+    """A benchmark's Markdown page: ``# title`` (`` (full)`` with ``--full``),
+    the table, the notes (ending in a blank line), and when and on what
+    machine it was measured."""
+    return (f"# {title}{' (full)' if full else ''}\n\n{table}{notes}"
+            f"Measured {now()} on {machine()}.\n")
 
 
 def us(seconds):

@@ -48,6 +48,18 @@ def speed_paragraph(speed_rows, summary_rows=()):
             f"Pinocchio's `rnea`) and {small['ID r=5']:.1f} µs at r = 5; forward dynamics "
             f"{small['FD r=0']:.1f} µs at r = 0 ({small['FD r=0'] / small['pinocchio aba']:.2f}× "
             f"`aba`) and {small['FD r=5']:.1f} µs at r = 5.")
+    paths = [x for (section, name), x in v.items() if section == "default path ratio"
+             and name.endswith("no workspace / workspace")]
+    vs_pin = [v.get(("default path ratio", f"N=7 {a} r=0 no workspace / pinocchio {b}"))
+              for a, b in (("ID", "rnea"), ("FD", "aba"))]
+    if paths:
+        out.append(
+            f"Called as in the examples above, without a workspace, inverse, forward and hybrid "
+            f"dynamics cost {min(paths):.2f}–{max(paths):.2f}× the same calls with a reused "
+            f"workspace (N = 7 and 101, r = 0, 1, 5)" + (
+                f"; at N = 7, r = 0 that is {vs_pin[0]:.2f}× Pinocchio's `rnea` and "
+                f"{vs_pin[1]:.2f}× its `aba`, each with its `Data` reused" if None not in vs_pin
+                else "") + ".")
     if have("ID r=0 ws", "ID r=5 ws", "ID r=10 ws", "FD r=0 ws", "FD r=5 ws"):
         out.append(
             f"At N = 101 (five branches of twenty links), with a workspace, inverse dynamics takes "

@@ -52,7 +52,7 @@ from models.aerial_manipulator import aerial_manipulator
 from models.trees import tumbling_body
 
 from . import _bench as B
-from ._provenance import machine, now, stamp
+from ._provenance import stamp
 from ._table import write_rows
 from ._timing import time_call
 
@@ -216,10 +216,8 @@ def markdown(rows, full):
              f"workspace: {fd['fd_public_us']:.1f} µs). The adaptive run took "
              f"{adaptive['steps']} steps ({adaptive['rejected']} rejected) for "
              f"{adaptive['simulated_s']:g} s. Free body: {body_row['steps']} steps, largest "
-             f"‖RᵀR − I‖ over the run {body_row['pose_orthonormality']:.1e}.\n\n"
-             f"Measured {now()} on {machine()}.\n")
-    title = "# Simulation speed" + (" (full)" if full else "") + "\n\n"
-    return title + head + body + notes
+             f"‖RᵀR − I‖ over the run {body_row['pose_orthonormality']:.1e}.\n\n")
+    return B.markdown_page("Simulation speed", full, head + body, notes)
 
 
 def main(argv=None):

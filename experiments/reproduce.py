@@ -56,6 +56,8 @@ STUDIES = (
     ("bench_summary", "Fig. 4: the paper's laws fitted to all costs", False),
     ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up", False),
     ("bench_robots", "real robots from their URDFs: cost against Pinocchio, r = 0, 1, 2, 5", True),
+    ("bench_closed_form", "closed form: mass, Coriolis and gravity terms against Pinocchio",
+     False),
     ("elastic_tracking", "control: elastic joints and rotor lag tracked by exact linearization",
      False),
     ("bench_control", "control: one controller step against single calls", False),

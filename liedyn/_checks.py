@@ -242,6 +242,16 @@ def check_motion(model, C0, Vb, q, twist_rows, q_rows):
     return OK
 
 
+@njit(inline=True)
+def check_configuration(model, C0, q0):
+    """Status of a configuration: base pose and joint positions ``(n,)``."""
+    if not is_pose(C0):
+        return BAD_POSE
+    if q0.shape[0] != model.body_parent.shape[0] - 1 or not _all_finite(q0):
+        return BAD_Q
+    return OK
+
+
 # ------------------------------------------------------------ Python side --
 
 def _check_rotation_block(C, name, group):
@@ -313,6 +323,21 @@ def check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows):
         if np.any(Vb):
             raise ValueError("base_twist: a fixed base does not move; pass None (or zeros)")
     return C0, Vb, check_motion_jet(q, "q", q_rows, n)
+
+
+def configuration_args(model, base_pose, q):
+    """``(C0, q)`` of a configuration ``q`` ``(n,)`` for a kernel, as
+    :func:`motion_args` (the kernel checks with :func:`check_configuration`)."""
+    C0 = model.home_pose if base_pose is None else base_pose
+    if plain(C0, 2) and plain(q, 1):
+        return C0, q
+    return check_configuration_slow(model, base_pose, q)
+
+
+def check_configuration_slow(model, base_pose, q):
+    """Every check of :func:`check_configuration`, with messages; returns plain arrays."""
+    C0 = model.home_pose if base_pose is None else check_pose(base_pose, "base_pose")
+    return C0, as_array(q, "q", shape=(model.n_joints,))
 
 
 _NO_APPLIED = np.zeros((0, 0, 6))

@@ -1,6 +1,7 @@
 """The two handles every kernel takes: the model's packed arrays and a
 workspace's scratch arrays, each one object that numba unboxes in O(1)
-(a ``structref``) instead of some twenty-five arrays passed one by one.
+(a ``structref``) instead of some twenty-five arrays passed one by one; and
+the closed form's scratch, a third handle a workspace makes on first use.
 
 Field names are the public names of :class:`liedyn.Model` and
 :class:`liedyn.Workspace`; their meaning and shapes are listed there and in
@@ -18,6 +19,8 @@ MODEL_FIELDS = ("floating_base", "body_parent", "joint_screw", "body_home", "bod
 
 WORKSPACE_FIELDS = ("order", "binom", "o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W",
                     "MA", "U", "D", "L", "base_twist", "q", "base_wrench", "tau")
+
+CLOSED_FORM_FIELDS = ("Mc", "Bc", "Wc", "MS", "BS", "Z", "G")
 
 
 def _plain_handle(name, fields):
@@ -49,14 +52,23 @@ if JIT:
     class WorkspaceDataType(HandleType):
         pass
 
+    @structref.register
+    class ClosedFormDataType(HandleType):
+        pass
+
     class ModelData(structref.StructRefProxy):
         """Compiled handle of a :class:`liedyn.Model`'s arrays."""
 
     class WorkspaceData(structref.StructRefProxy):
         """Compiled handle of a :class:`liedyn.Workspace`'s scratch."""
 
+    class ClosedFormData(structref.StructRefProxy):
+        """Compiled handle of a :class:`liedyn.Workspace`'s closed-form scratch."""
+
     structref.define_proxy(ModelData, ModelDataType, list(MODEL_FIELDS))
     structref.define_proxy(WorkspaceData, WorkspaceDataType, list(WORKSPACE_FIELDS))
+    structref.define_proxy(ClosedFormData, ClosedFormDataType, list(CLOSED_FORM_FIELDS))
 else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
     ModelData = _plain_handle("ModelData", MODEL_FIELDS)
     WorkspaceData = _plain_handle("WorkspaceData", WORKSPACE_FIELDS)
+    ClosedFormData = _plain_handle("ClosedFormData", CLOSED_FORM_FIELDS)

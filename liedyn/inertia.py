@@ -32,13 +32,19 @@ from ._jit import njit
 
 
 @njit(inline=True)
+def _com_init(j, C, body_com, c):
+    """``c_j = R com + p`` from the body pose ``C_j``."""
+    com = body_com[j]
+    for i in range(3):
+        c[0, j, i] = C[j, i, 3] + C[j, i, 0] * com[0] + C[j, i, 1] * com[1] + C[j, i, 2] * com[2]
+
+
+@njit(inline=True)
 def _com_inertia_init(j, C, body_com, body_rot_inertia, c, Ic):
     """``c_j = R com + p`` and ``I_c = R J Rᵀ`` from the body pose ``C_j``."""
     R = C[j, :3, :3]
     J = body_rot_inertia[j]
-    com = body_com[j]
-    for i in range(3):
-        c[0, j, i] = C[j, i, 3] + R[i, 0] * com[0] + R[i, 1] * com[1] + R[i, 2] * com[2]
+    _com_init(j, C, body_com, c)
     # T = J Rᵀ, then the six entries of the symmetric R T
     t00 = J[0, 0] * R[0, 0] + J[0, 1] * R[0, 1] + J[0, 2] * R[0, 2]
     t10 = J[1, 0] * R[0, 0] + J[1, 1] * R[0, 1] + J[1, 2] * R[0, 2]

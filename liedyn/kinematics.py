@@ -147,7 +147,8 @@ def screw_twist_order(j, p, k, q, binom, S, V):
 
 @njit
 def kinematics(model, ws, q, K):
-    """Poses and jets ``S^(0..K)``, ``V^(0..K)`` (base rows set by :func:`set_base`)."""
+    """Poses and jets ``S^(0..K)``, ``V^(0..K)`` (base rows set by :func:`set_base`);
+    ``K = −1``: poses and ``S^(0)`` only, from ``q[0]``."""
     poses(model, ws, q[0])
     parent, Y = model.body_parent, model.joint_screw
     F, S, V, binom = ws.F, ws.S, ws.V, ws.binom

@@ -24,6 +24,12 @@ Fields (``N`` bodies, ``r`` the order; SPEC §1 gives the symbols)
 ``L``      (6, 6)           Cholesky factor of ``M^A_0``
 =========  ===============  ====================================================
 
+The closed form (SPEC §7) keeps its own scratch, made on the workspace's
+first closed-form call (the other algorithms and the batch kernels never
+pay for it): a third handle with ``Mc``, ``Bc`` (r+1, N, 6, 6), ``Wc``
+(r+1, N, 6), ``MS``, ``BS``, ``Z`` (r+1, 6) and ``G`` (6,), described in
+:mod:`liedyn.closed_form`.
+
 Outputs of the call (world frame, or as the call's ``reference``), which its
 result copies: ``base_twist`` (r+2, 6), ``q`` (r+3, n), ``base_wrench``
 (r+1, 6), ``tau`` (r+1, n). They are read-only to Python; only the kernels
@@ -36,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._checks import check_order, check_type
-from ._data import WorkspaceData
+from ._data import ClosedFormData, WorkspaceData
 from ._jit import Kernel, njit
 from .model import check_model
 
@@ -97,8 +103,20 @@ def sample_data(ws, b):
                          ws.L[b], ws.base_twist[b], ws.q[b], ws.base_wrench[b], ws.tau[b])
 
 
+def closed_form_shapes(N, r):
+    """Shapes of the closed-form scratch, in :data:`liedyn._data.CLOSED_FORM_FIELDS` order."""
+    return ((r + 1, N, 6, 6), (r + 1, N, 6, 6), (r + 1, N, 6), (r + 1, 6), (r + 1, 6),
+            (r + 1, 6), (6,))
+
+
+@njit
+def _closed_form_data(Mc, Bc, Wc, MS, BS, Z, G):
+    return ClosedFormData(Mc, Bc, Wc, MS, BS, Z, G)
+
+
 _MAKE = Kernel(_workspace_data)          # single-sample arrays
 _MAKE_BATCH = Kernel(_workspace_data)    # the same with a leading sample axis
+_MAKE_CLOSED_FORM = Kernel(_closed_form_data)
 
 _FIELDS = ("o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W", "MA", "U", "D", "L")
 OUTPUTS = ("base_twist", "q", "base_wrench", "tau")
@@ -118,6 +136,10 @@ class Workspace:
     A call without ``workspace=`` takes a workspace from its thread's pool
     for the model, one that no earlier result still refers to (so those
     results' body jets never expire), and is as fast.
+    The closed-form functions (:func:`liedyn.mass_matrix`,
+    :func:`liedyn.coriolis_matrix`, :func:`liedyn.gravity_vector`,
+    :func:`liedyn.closed_form_jets`) take their scratch from the workspace
+    too and return arrays of their own.
 
     A workspace serves one call at a time: a call that finds it in use by
     another thread raises ``RuntimeError`` instead of corrupting it. Give
@@ -135,8 +157,8 @@ class Workspace:
         outputs.
     """
 
-    __slots__ = ("model", "order", "samples", "binom", "_data", "_free", "_calls") + _FIELDS + \
-        OUTPUTS
+    __slots__ = ("model", "order", "samples", "binom", "_data", "_closed_form", "_free",
+                 "_calls") + _FIELDS + OUTPUTS
 
     def __init__(self, model, order, samples=None):
         check_model(model)
@@ -164,6 +186,7 @@ class Workspace:
                 a.setflags(write=False)  # is disabled), so only the view is read-only
             setattr(self, f, a)
         self._data = (_MAKE if samples is None else _MAKE_BATCH).call(r, self.binom, *arrays)
+        self._closed_form = None
         self._free = [True]   # one token: list.pop and append are atomic under the GIL
         self._calls = 0
 
@@ -173,6 +196,15 @@ class Workspace:
         self = object.__new__(cls)
         self._init(model, r, samples)
         return self
+
+    def _closed_form_data(self):
+        """The handle of the closed form's scratch (SPEC §7), allocated on
+        first use; kernels take it after the workspace handle."""
+        data = self._closed_form
+        if data is None:
+            data = self._closed_form = _MAKE_CLOSED_FORM.call(
+                *(np.empty(s) for s in closed_form_shapes(self.model.n_bodies, self.order)))
+        return data
 
     def _acquire(self):
         """Take the workspace for one call (give it back with :meth:`_release`);

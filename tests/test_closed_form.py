@@ -345,3 +345,130 @@ def test_fixed_base_takes_none_or_a_zero_twist():
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
     assert np.array_equal(liedyn.coriolis_matrix(model, C0, None, q[:2]),
                           liedyn.coriolis_matrix(model, C0, np.zeros((1, 6)), q[:2]))
+
+
+# ------------------------------------------------------------ workspaces --
+
+def _order_0_calls(model, C0, V, q):
+    """The three order-0 functions at one state, as ``{name: f(workspace)}``."""
+    V0 = None if V is None else V[:1]
+    return {"mass": lambda ws: liedyn.mass_matrix(model, C0, q[0], workspace=ws),
+            "coriolis": lambda ws: liedyn.coriolis_matrix(model, C0, V0, q[:2], workspace=ws),
+            "gravity": lambda ws: liedyn.gravity_vector(model, C0, q[0], workspace=ws)}
+
+
+@pytest.mark.parametrize("k", range(len(MODELS)), ids=IDS)
+def test_a_later_call_on_the_same_workspace_changes_no_earlier_result(k):
+    """Results are arrays of their own: a second call through the same
+    workspace leaves the first call's results as they were, and each equals
+    the result computed without a workspace."""
+    name, model = MODELS[k]
+    rng = np.random.default_rng(100 + k)
+    r = 2
+    ws0, wsr = liedyn.Workspace(model, 0), liedyn.Workspace(model, r)
+    states = [_random_jets(model, rng, r) for _ in range(2)]
+    W = rng.normal(size=(r + 1, model.n_bodies, 6))
+    first = {}
+    for i, (C0, V, q) in enumerate(states):
+        got = {f: call(ws0) for f, call in _order_0_calls(model, C0, V, q).items()}
+        J = liedyn.closed_form_jets(model, C0, V, q, r, applied=W, workspace=wsr)
+        got.update({f"jets {f}": getattr(J, f) for f in
+                    ("mass", "coriolis", "gravity", "damping", "applied_force", "velocity")})
+        fresh = {f: call(None) for f, call in _order_0_calls(model, C0, V, q).items()}
+        Jf = liedyn.closed_form_jets(model, C0, V, q, r, applied=W)
+        fresh.update({f"jets {f}": getattr(Jf, f) for f in
+                      ("mass", "coriolis", "gravity", "damping", "applied_force", "velocity")})
+        for f in got:
+            assert np.array_equal(got[f], fresh[f]), f"{name} {f}: workspace vs none"
+        if i == 0:
+            first = {f: (a, a.copy()) for f, a in got.items()}
+        else:
+            for f, (kept, copy) in first.items():
+                assert np.array_equal(kept, copy), f"{name} {f}: changed by a later call"
+                assert not np.shares_memory(kept, got[f]), f"{name} {f}: aliases a later result"
+
+
+def test_a_workspace_of_another_model_or_order_is_refused():
+    name, model = MODELS[2]
+    other = MODELS[0][1]
+    rng = np.random.default_rng(110)
+    C0, V, q = _random_jets(model, rng, 1)
+    calls = _order_0_calls(model, C0, V, q)
+    for ws in (liedyn.Workspace(model, 1), liedyn.Workspace(other, 0)):
+        for f, call in calls.items():
+            with pytest.raises(ValueError, match=r"^workspace: built for Model"):
+                call(ws)
+    for ws in (liedyn.Workspace(model, 0), liedyn.Workspace(other, 1)):
+        with pytest.raises(ValueError, match=r"^workspace: built for Model"):
+            liedyn.closed_form_jets(model, C0, V, q, 1, workspace=ws)
+    with pytest.raises(ValueError, match=r"^workspace: expected a single-call workspace"):
+        liedyn.mass_matrix(model, C0, q[0], workspace=liedyn.Workspace(model, 0, samples=2))
+    for f, call in calls.items():
+        with pytest.raises(TypeError, match=r"^workspace: expected a liedyn.Workspace"):
+            call(object())
+
+
+def test_a_workspace_in_use_is_refused_by_the_closed_form():
+    name, model = MODELS[2]
+    C0, V, q = _random_jets(model, np.random.default_rng(111), 0)
+    ws = liedyn.Workspace(model, 0)
+    ws._acquire()                              # as a call in another thread would
+    try:
+        for f, call in _order_0_calls(model, C0, V, q).items():
+            with pytest.raises(RuntimeError, match=r"^workspace: in use"):
+                call(ws)
+        with pytest.raises(RuntimeError, match=r"^workspace: in use"):
+            liedyn.closed_form_jets(model, C0, V, q, 0, workspace=ws)
+    finally:
+        ws._release()
+
+
+def _far(distance, rng):
+    C0 = se3.exp(np.concatenate([rng.normal(size=3), np.zeros(3)]))
+    C0[:3, 3] = (0.6 * distance, -0.48 * distance, 0.64 * distance)
+    return C0
+
+
+@pytest.mark.parametrize("distance", (0.0, 30.0, 1e3))
+@pytest.mark.parametrize("k", [0, 2], ids=["aerial-floating", "tree-floating"])
+def test_world_and_base_references_agree_far_from_the_origin(k, distance):
+    """About the world origin the base rows and columns are the congruence
+    ``Tᵀ A T``, ``T = diag(Ad_{T(−p₀)}, I)``, of those about the base origin
+    (SPEC §1), with twists and applied wrenches taken about each point; the
+    mass matrix stays exactly symmetric."""
+    name, model = MODELS[k]
+    rng = np.random.default_rng(120 + k)
+    r = 2
+    C0 = _far(distance, rng)
+    p = C0[:3, 3]
+    Vw = rng.normal(size=(r + 2, 6))
+    q = rng.normal(size=(r + 3, model.n_joints))
+    Ww = rng.normal(size=(r + 1, model.n_bodies, 6))
+    Vb, Wb = Vw.copy(), Ww.copy()
+    Vb[:, 3:] += np.cross(Vw[:, :3], p)                        # v + ω × p
+    Wb[..., :3] -= np.cross(p, Ww[..., 3:])                    # m − p × f
+    T = np.eye(model.nv)
+    T[3:6, :3] = -se3.hat(p)                                   # Ad_{T(−p)} = [[I, 0], [−p̂, I]]
+    ws = liedyn.Workspace(model, 0)
+    pairs = []
+    for kw in ({}, {"workspace": ws}):
+        Mw = liedyn.mass_matrix(model, C0, q[0], **kw)
+        Mb = liedyn.mass_matrix(model, C0, q[0], reference="base", **kw)
+        Cw = liedyn.coriolis_matrix(model, C0, Vw[:1], q[:2], **kw)
+        Cb = liedyn.coriolis_matrix(model, C0, Vb[:1], q[:2], reference="base", **kw)
+        gw = liedyn.gravity_vector(model, C0, q[0], **kw)
+        gb = liedyn.gravity_vector(model, C0, q[0], reference="base", **kw)
+        pairs += [(Mw, T.T @ Mb @ T, "M"), (Cw, T.T @ Cb @ T, "C"), (gw, T.T @ gb, "g")]
+        assert np.array_equal(Mw, Mw.T) and np.array_equal(Mb, Mb.T), "M exactly symmetric"
+    Jw = liedyn.closed_form_jets(model, C0, Vw, q, r, applied=Ww)
+    Jb = liedyn.closed_form_jets(model, C0, Vb, q, r, applied=Wb, reference="base")
+    assert np.array_equal(Jw.mass, np.swapaxes(Jw.mass, 1, 2)), "M^(k) exactly symmetric"
+    for s in range(r + 1):
+        pairs += [(Jw.mass[s], T.T @ Jb.mass[s] @ T, f"M^({s})"),
+                  (Jw.coriolis[s], T.T @ Jb.coriolis[s] @ T, f"C^({s})"),
+                  (Jw.gravity[s], T.T @ Jb.gravity[s], f"g^({s})"),
+                  (Jw.applied_force[s], T.T @ Jb.applied_force[s], f"Q^({s})")]
+    for got, ref, what in pairs:
+        assert_close(got, ref, rtol=0, atol=ROUNDOFF * np.max(np.abs(ref)),
+                     what=f"{name} at {distance} m: {what}")
+

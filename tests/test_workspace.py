@@ -249,6 +249,7 @@ def test_kernels_neither_recompile_nor_allocate():
         import numpy as np
         from numba.core.runtime import rtsys
         import liedyn
+        from liedyn import closed_form as cf
         from liedyn.forward import _FORWARD_DYNAMICS
         from liedyn.hybrid import _HYBRID_DYNAMICS
         from liedyn.inverse import _INVERSE_DYNAMICS
@@ -281,7 +282,21 @@ def test_kernels_neither_recompile_nor_allocate():
             hargs = (m._data, ws._data, C0, False, V, q, tau, W0, none, r, motion, False)
             assert _HYBRID_DYNAMICS.call(*hargs) == 0
             assert allocations(_HYBRID_DYNAMICS, hargs) == 0, "hybrid kernel allocates"
-        for k in (_INVERSE_DYNAMICS, _FORWARD_DYNAMICS, _HYBRID_DYNAMICS):
+            nv = m.nv          # the closed form writes only the caller's outputs
+            out = (np.empty((r + 1, nv, nv)), np.empty((r + 1, nv, nv)), np.empty((r + 1, nv)),
+                   np.empty((r + 1, nv)), np.empty((nv, nv)), np.empty((r + 2, nv)))
+            cargs = (m._data, ws._data, ws._closed_form_data(), C0, False, V, q, none, r) + out
+            assert cf._CLOSED_FORM.call(*cargs) == 0
+            assert allocations(cf._CLOSED_FORM, cargs) == 0, "closed-form jets kernel allocates"
+        ws = liedyn.Workspace(m, 0)
+        h = ws._closed_form_data()
+        for kernel, args in ((cf._MASS_MATRIX, (C0, False, q[0], np.empty((nv, nv)))),
+                             (cf._GRAVITY_VECTOR, (C0, False, q[0], np.empty(nv))),
+                             (cf._CORIOLIS_MATRIX, (C0, False, V[:1], q[:2], np.empty((nv, nv))))):
+            args = (m._data, ws._data, h) + args
+            assert kernel.call(*args) == 0
+            assert allocations(kernel, args) == 0, kernel.dispatcher.__name__ + " allocates"
+        for k in (_INVERSE_DYNAMICS, _FORWARD_DYNAMICS, _HYBRID_DYNAMICS, cf._CLOSED_FORM):
             assert len(k.dispatcher.signatures) == 1, k.dispatcher.signatures
         print("ok")
     """, timeout=600, NUMBA_NRT_STATS="1")
