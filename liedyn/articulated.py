@@ -56,14 +56,15 @@ from .kinematics import kinematics, screw_twist_order, set_base
 from .se3 import move_inertia, shift_twist, shift_wrench_acc, unshift_wrench
 
 # A pivot D_j below PIVOT_RTOL times its magnitude scale is treated as zero.
-# The scale is I_a + Σ|S_a||M^A_ab||S_b| + |ω|² tr(M^A_ωω), all about a point
-# on the joint's axis (the articulated inertias are formed there, see
-# articulated_inertia): the round-off in D_j is a few eps times it, so at the
-# threshold q^(k+2) would carry a relative error of order 1e-5, while a pivot
-# that is zero in exact arithmetic (a point mass on a revolute axis) lands
-# near eps² and is caught. Taken at the joint, the decision depends neither
-# on where the robot is in the world nor on how far the joint is from its
-# base.
+# The scale is I_a + Σ_a S_a² M^A_aa + |ω|² tr(M^A_ωω), all about a point on
+# the joint's axis (the articulated inertias are formed there, see
+# articulated_inertia). M^A is positive semi-definite, so |M^A_ab| ≤
+# √(M^A_aa M^A_bb) and the round-off of D_j = Sᵀ M^A S + I_a is at most a few
+# tens of eps times the scale: at the threshold q^(k+2) would carry a
+# relative error of order 1e-4, while a pivot that is zero in exact
+# arithmetic (a point mass on a revolute axis) lands near eps² and is caught.
+# Taken at the joint, the decision depends neither on where the robot is in
+# the world nor on how far the joint is from its base.
 PIVOT_RTOL = 1e-11
 
 
@@ -126,15 +127,14 @@ def articulated_inertia(model, ws, motion):
         w0, w1, w2 = S[0, j, 0], S[0, j, 1], S[0, j, 2]
         s = (w0, w1, w2, S[0, j, 3] + w1 * z - w2 * y, S[0, j, 4] + w2 * x - w0 * z,
              S[0, j, 5] + w0 * y - w1 * x)                                    # S_j about x_j
-        scale = arm[j - 1]
-        for a in range(3):
-            scale += (w0 * w0 + w1 * w1 + w2 * w2) * MA[j, a, a]
+        scale = arm[j - 1] + (w0 * w0 + w1 * w1 + w2 * w2) * (MA[j, 0, 0] + MA[j, 1, 1]
+                                                              + MA[j, 2, 2])
         for a in range(6):
             acc = 0.0
             for b in range(6):
                 acc += MA[j, a, b] * s[b]
-                scale += abs(s[a]) * abs(MA[j, a, b]) * abs(s[b])
             U[j, a] = acc                                                     # SPEC §5: U = M^A S
+            scale += s[a] * s[a] * MA[j, a, a]
         d = arm[j - 1]
         for a in range(6):
             d += s[a] * U[j, a]                                               # SPEC §5: D = Sᵀ U + I_a

@@ -95,26 +95,29 @@ def _freeze(obj, **fields):
         object.__setattr__(obj, k, v)
 
 
-_put = object.__setattr__
-
-
 class _Result:
     """Outputs owned by the result; body jets read from the call's workspace.
 
     ``outputs`` are the arrays of :attr:`_fields`, in order, that the result
     takes over (copies the caller made: nothing else refers to them, so they
-    are the user's to keep or modify)."""
+    are the user's to keep or modify); the attributes themselves cannot be
+    set."""
 
-    __slots__ = ("_ws", "_call", "_cache")
-    __setattr__ = _frozen_setattr
+    __slots__ = ("_ws", "_call", "_cache", "_out")
     _fields = ()
 
+    def __init_subclass__(cls, **kwargs):
+        """A read-only property per name of the type's ``_fields``: entry ``i``
+        of the result's own outputs."""
+        super().__init_subclass__(**kwargs)
+        for i, name in enumerate(cls._fields):
+            setattr(cls, name, property(lambda self, i=i: self._out[i]))
+
     def __init__(self, ws, call, *outputs):
-        _put(self, "_ws", ws)
-        _put(self, "_call", call)
-        _put(self, "_cache", None)
-        for name, a in zip(self._fields, outputs):
-            _put(self, name, a)
+        self._ws = ws
+        self._call = call
+        self._cache = None
+        self._out = outputs
 
     def _live(self, name):
         """The workspace, if this result's call was the last to use it."""
@@ -134,7 +137,7 @@ class _Result:
         computation point ``o`` back to the call's reference point (``d``;
         poses: back to the world, ``o``)."""
         if self._cache is None:
-            _put(self, "_cache", {})
+            self._cache = {}
         if name not in self._cache:
             ws = self._live(name)
             out = unshift(getattr(ws, field), getattr(ws, point))
@@ -204,7 +207,8 @@ class InverseDynamicsResult(_Result):
         Body jets (see the properties), read from the workspace on first access.
     """
 
-    __slots__ = _fields = ("base_wrench", "tau")
+    __slots__ = ()
+    _fields = ("base_wrench", "tau")
 
     @property
     def momentum(self):
@@ -232,7 +236,8 @@ class ForwardDynamicsResult(_Result):
         Body quantities (see the properties), read on first access.
     """
 
-    __slots__ = _fields = ("base_twist", "q", "base_wrench", "tau")
+    __slots__ = ()
+    _fields = ("base_twist", "q", "base_wrench", "tau")
 
     @property
     def articulated_inertia(self):
@@ -264,5 +269,5 @@ class HybridDynamicsResult(ForwardDynamicsResult):
         eliminated from ``M^A``).
     """
 
-    __slots__ = ("motion_driven", "base_motion_driven")
-    _fields = ForwardDynamicsResult._fields + __slots__
+    __slots__ = ()
+    _fields = ForwardDynamicsResult._fields + ("motion_driven", "base_motion_driven")

@@ -390,19 +390,32 @@ def unshift_wrench(W, o, out):
 @njit(inline=True)
 def move_inertia(M, x, y, z):
     """``M ← Xᵀ M X`` in place, ``X = [[I, 0], [−r̂, I]]``, ``r = (x, y, z)``:
-    a spatial inertia (or articulated inertia) about a point ``a`` taken about
-    the point ``b = a − r`` (SPEC §1: twists about ``b`` map to twists about
-    ``a`` by ``X``, and ``Vᵀ M V`` is kept)."""
-    for i in range(6):                       # M X: ω columns −= (v columns) r̂
-        c0, c1, c2 = M[i, 3], M[i, 4], M[i, 5]
-        M[i, 0] -= c1 * z - c2 * y
-        M[i, 1] -= c2 * x - c0 * z
-        M[i, 2] -= c0 * y - c1 * x
-    for k in range(6):                       # Xᵀ (M X): ω rows += r̂ (v rows)
-        r0, r1, r2 = M[3, k], M[4, k], M[5, k]
-        M[0, k] += y * r2 - z * r1
-        M[1, k] += z * r0 - x * r2
-        M[2, k] += x * r1 - y * r0
+    a symmetric spatial (or articulated) inertia about a point ``a`` taken
+    about the point ``b = a − r`` (SPEC §1: twists about ``b`` map to twists
+    about ``a`` by ``X``, and ``Vᵀ M V`` is kept). With ``M = [[P, Q], [Qᵀ,
+    R]]`` and ``F = r̂ R``, ``E = r̂ Qᵀ``: ``Q ← Q + F``, ``P ← P + E + Eᵀ − F r̂``;
+    ``R`` is unchanged. Reads and writes the upper triangle, then mirrors it."""
+    F = ((y * M[5, 3] - z * M[4, 3], y * M[5, 4] - z * M[4, 4], y * M[5, 5] - z * M[4, 5]),
+         (z * M[3, 3] - x * M[5, 3], z * M[3, 4] - x * M[5, 4], z * M[3, 5] - x * M[5, 5]),
+         (x * M[4, 3] - y * M[3, 3], x * M[4, 4] - y * M[3, 4], x * M[4, 5] - y * M[3, 5]))
+    E = ((y * M[0, 5] - z * M[0, 4], y * M[1, 5] - z * M[1, 4], y * M[2, 5] - z * M[2, 4]),
+         (z * M[0, 3] - x * M[0, 5], z * M[1, 3] - x * M[1, 5], z * M[2, 3] - x * M[2, 5]),
+         (x * M[0, 4] - y * M[0, 3], x * M[1, 4] - y * M[1, 3], x * M[2, 4] - y * M[2, 3]))
+    for a in range(3):
+        Fa = F[a]
+        for b in range(a, 3):
+            # (F r̂)_ab = F_a · (column b of r̂); r̂ = [[0, −z, y], [z, 0, −x], [−y, x, 0]]
+            if b == 0:
+                FD = Fa[1] * z - Fa[2] * y
+            elif b == 1:
+                FD = Fa[2] * x - Fa[0] * z
+            else:
+                FD = Fa[0] * y - Fa[1] * x
+            M[a, b] += E[a][b] + E[b][a] - FD
+            M[b, a] = M[a, b]
+        for b in range(3):
+            M[a, 3 + b] += Fa[b]
+            M[3 + b, a] = M[a, 3 + b]
 
 
 # ------------------------------------------------------------- public API --
