@@ -67,6 +67,12 @@ from .se3 import move_inertia, shift_twist, shift_wrench_acc, unshift_wrench
 # the world nor on how far the joint is from its base.
 PIVOT_RTOL = 1e-11
 
+# A joint whose axis passes farther than this (in the model's length unit,
+# metres) from its parent's point gets a point of its own for the articulated
+# inertia (see articulated_inertia): the round-off of its pivot then grows
+# with this reach, not with its distance from the base.
+POINT_REACH = 1.0
+
 
 @njit
 def configuration(model, ws, C0, about_base, V0, q, r):
@@ -105,25 +111,36 @@ def articulated_inertia(model, ws, motion):
     """``M^A_j``, ``U_j``, ``D_j`` for every body, leaves first (SPEC §5, §6).
 
     Needs only the configuration, so it is computed once and serves every
-    order (Lemma 2). Each ``M^A_j`` is formed about ``x_j``, a point on joint
-    j's axis near body j (``x_0 = o``), where its entries have the size of
-    the subtree, and moved to the parent's point ``x_p`` for the downdate;
-    the pivot ``D_j``, a difference of such entries, then keeps its accuracy
-    however far the joint is from the base. The outputs are about ``o``, as
+    order (Lemma 2). Each ``M^A_j`` is formed about a point ``x_j`` within
+    ``POINT_REACH`` of joint j's axis (its parent's point when that is near
+    enough, else the axis point of :func:`_axis_point`; ``x_0 = o``), where
+    its entries have the size of the subtree, and moved to the parent's point
+    for the downdate: the pivot ``D_j``, a difference of such entries, keeps
+    its accuracy however far the joint is from the base, and a robot within
+    reach of its base origin moves nothing. The outputs are about ``o``, as
     every other pass. Returns ``OK`` or the index of the first body whose
     pivot ``D_j`` is numerically zero.
     """
     parent, arm, mass = model.body_parent, model.joint_armature, model.body_mass
     S, C, c, Ic, MA, U, D = ws.S, ws.C, ws.c, ws.Ic, ws.MA, ws.U, ws.D
     N = parent.shape[0]
+    # parents first: x_j, kept in U[j, :3] until body j's own U_j replaces it
+    # (its children, visited before it below, read it there)
     for j in range(N):
-        x, y, z = _axis_point(j, S, C)
+        x, y, z = 0.0, 0.0, 0.0
+        if j > 0:
+            p = parent[j]
+            x, y, z = U[p, 0], U[p, 1], U[p, 2]
+            ax, ay, az = _axis_point(j, S, C)
+            if (ax - x) ** 2 + (ay - y) ** 2 + (az - z) ** 2 > POINT_REACH ** 2:
+                x, y, z = ax, ay, az
+        U[j, 0], U[j, 1], U[j, 2] = x, y, z
         _spatial_inertia_at(mass[j], c[0, j, 0] - x, c[0, j, 1] - y, c[0, j, 2] - z, Ic[0, j],
                             MA[j])                                            # M_j about x_j
     for j in range(N - 1, 0, -1):
         p = parent[j]
-        x, y, z = _axis_point(j, S, C)
-        xp = _axis_point(p, S, C)
+        x, y, z = U[j, 0], U[j, 1], U[j, 2]
+        px, py, pz = U[p, 0], U[p, 1], U[p, 2]
         w0, w1, w2 = S[0, j, 0], S[0, j, 1], S[0, j, 2]
         s = (w0, w1, w2, S[0, j, 3] + w1 * z - w2 * y, S[0, j, 4] + w2 * x - w0 * z,
              S[0, j, 5] + w0 * y - w1 * x)                                    # S_j about x_j
@@ -144,9 +161,9 @@ def articulated_inertia(model, ws, motion):
             driven = motion[j]
         if not driven and not d > PIVOT_RTOL * scale:
             return j
-        rx, ry, rz = x - xp[0], y - xp[1], z - xp[2]
-        move_inertia(MA[j], rx, ry, rz)                                       # about x_p
-        unshift_wrench(U[j], (rx, ry, rz), U[j])
+        if x != px or y != py or z != pz:                                     # to x_p
+            move_inertia(MA[j], x - px, y - py, z - pz)
+            unshift_wrench(U[j], (x - px, y - py, z - pz), U[j])
         if driven:
             for a in range(6):
                 for b in range(6):
@@ -155,8 +172,10 @@ def articulated_inertia(model, ws, motion):
             for a in range(6):
                 for b in range(6):
                     MA[p, a, b] += MA[j, a, b] - U[j, a] * U[j, b] / d        # SPEC §5: downdate
-        move_inertia(MA[j], xp[0], xp[1], xp[2])                              # about o
-        unshift_wrench(U[j], xp, U[j])
+        if px != 0.0 or py != 0.0 or pz != 0.0:                               # to o
+            move_inertia(MA[j], px, py, pz)
+            unshift_wrench(U[j], (px, py, pz), U[j])
+    U[0] = 0.0
     return OK
 
 
