@@ -16,7 +16,8 @@ machine falls on all of them alike:
 
 * ``liedyn.inverse_dynamics`` and ``liedyn.forward_dynamics`` at r = 0, 1, 2,
   5, each with its :class:`liedyn.Workspace` (Pinocchio likewise reuses its
-  ``Data``);
+  ``Data``), and the same calls as the README writes them, without
+  ``workspace=`` (``liedyn_default_*`` columns);
 * Pinocchio at r = 0: ``rnea`` and ``aba``;
 * Pinocchio at r = 1, the way a Pinocchio user gets a first time derivative:
   ``computeRNEADerivatives`` and ``τ̇ = ∂τ/∂q v + ∂τ/∂v a + M ȧ``;
@@ -50,8 +51,9 @@ from models.trees import joint_sample
 ORDERS = (0, 1, 2, 5)
 ALGOS = ("inverse", "forward")
 FIELDS = ["robot", "bodies", "nv", "algo", "r", "calls", "liedyn_mean_s", "liedyn_round_median_min_s",
-          "pinocchio_route", "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio",
-          "max_rel_err_vs_pinocchio", "energy_rel_err_vs_pinocchio"]
+          "liedyn_default_mean_s", "liedyn_default_round_median_min_s", "pinocchio_route", "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio",
+          "liedyn_default_over_pinocchio", "max_rel_err_vs_pinocchio",
+          "energy_rel_err_vs_pinocchio"]
 PIN_ROUTE = {("inverse", 0): "rnea", ("forward", 0): "aba",
              ("inverse", 1): "computeRNEADerivatives + 3 products",
              ("forward", 1): "computeABADerivatives + 3 products"}
@@ -81,11 +83,12 @@ def _liedyn_calls(model, state):
         q2 = np.ascontiguousarray(q[:2])
         t = np.ascontiguousarray(tau[:r + 1])
         w = None if W is None else np.ascontiguousarray(W[:r + 1])
-        fns[("inverse", r)] = (lambda Vi=Vi, qi=qi, r=r, wi=wi:
-                               liedyn.inverse_dynamics(model, C0, Vi, qi, r, workspace=wi))
-        fns[("forward", r)] = (lambda t=t, w=w, r=r, wf=wf, V1=V1, q2=q2:
-                               liedyn.forward_dynamics(model, C0, V1, q2, r, tau=t, base_wrench=w,
-                                                       workspace=wf))
+        for path, (wsi, wsf) in (("workspace", (wi, wf)), ("default", (None, None))):
+            fns[("inverse", r, path)] = (lambda Vi=Vi, qi=qi, r=r, ws=wsi:
+                                         liedyn.inverse_dynamics(model, C0, Vi, qi, r, workspace=ws))
+            fns[("forward", r, path)] = (lambda t=t, w=w, r=r, ws=wsf, V1=V1, q2=q2:
+                                         liedyn.forward_dynamics(model, C0, V1, q2, r, tau=t,
+                                                                 base_wrench=w, workspace=ws))
     return fns
 
 
@@ -150,14 +153,19 @@ def measure(args, table, names):
         times = B.time_calls(fns, B.calls_for(args))
         for a in ALGOS:
             for r in ORDERS:
-                t = times[(a, r)]
+                t, u = times[(a, r, "workspace")], times[(a, r, "default")]
                 row = dict(robot=nm, bodies=model.n_bodies, nv=model.nv, algo=a, r=r,
-                           calls=t["calls"], liedyn_mean_s=t["mean"], liedyn_round_median_min_s=t["round_median_min"])
+                           calls=t["calls"], liedyn_mean_s=t["mean"],
+                           liedyn_round_median_min_s=t["round_median_min"],
+                           liedyn_default_mean_s=u["mean"],
+                           liedyn_default_round_median_min_s=u["round_median_min"])
                 p = times.get(("pin", a, r))
                 if p is not None:
                     row.update(pinocchio_route=PIN_ROUTE[(a, r)], pinocchio_mean_s=p["mean"],
                                pinocchio_round_median_min_s=p["round_median_min"],
                                liedyn_over_pinocchio=t["round_median_min"] / p["round_median_min"],
+                               liedyn_default_over_pinocchio=(u["round_median_min"]
+                                                              / p["round_median_min"]),
                                max_rel_err_vs_pinocchio=err[(a, r)][0],
                                energy_rel_err_vs_pinocchio=err[(a, r)][1])
                 table.add(**row)
@@ -165,7 +173,8 @@ def measure(args, table, names):
 
 def report(table, names):
     head = ["robot", "N", "nv", "algo"] + [f"r={r} µs" for r in ORDERS] + \
-        ["pin r=0 µs", "pin r=1 µs", "ratio r=0", "ratio r=1", "err r=0", "err r=1",
+        ["pin r=0 µs", "pin r=1 µs", "ratio r=0", "ratio r=1", "no ws ratio r=0", "err r=0",
+         "err r=1",
          "M-err r=0", "M-err r=1"]
     rows = []
     for nm in names:
@@ -185,10 +194,12 @@ def report(table, names):
                         + [B.us(B.num(sel[r], "pinocchio_round_median_min_s")) if r in sel else ""
                            for r in (0, 1)]
                         + [fmt(r, "liedyn_over_pinocchio", ".2f") for r in (0, 1)]
+                        + [fmt(0, "liedyn_default_over_pinocchio", ".2f")]
                         + [fmt(r, "max_rel_err_vs_pinocchio", ".1e") for r in (0, 1)]
                         + [fmt(r, "energy_rel_err_vs_pinocchio", ".1e") for r in (0, 1)])
-    B.print_table("real robots: time per call (smallest of the per-round medians), ratio "
-                  "liedyn / Pinocchio of those, "
+    B.print_table("real robots: time per call with a reused Workspace (smallest of the "
+                  "per-round medians), ratio liedyn / Pinocchio (its Data reused) of those, the "
+                  "same ratio without workspace=, "
                   "relative difference to Pinocchio (max norm; M-err: kinetic-energy norm)",
                   head, rows)
 
@@ -206,12 +217,12 @@ def plot(table, names, stem):
             t = [B.num(table.get(robot=nm, algo=a, r=r) or {}, "liedyn_round_median_min_s") * 1e6
                  for nm in names]
             ax.bar(x + (i - (len(ORDERS) - 1) / 2) * width, t, width, color=col,
-                   label=f"liedyn r = {r}")
+                   label=f"liedyn r = {r}, Workspace reused")
         for i, (r, marker) in enumerate(((0, "k_"), (1, "r_"))):
             t = [B.num(table.get(robot=nm, algo=a, r=r) or {}, "pinocchio_round_median_min_s") * 1e6
                  for nm in names]
             ax.plot(x + (ORDERS.index(r) - (len(ORDERS) - 1) / 2) * width, t, marker, ms=14,
-                    mew=2.5, label=f"Pinocchio r = {r}")
+                    mew=2.5, label=f"Pinocchio r = {r}, Data reused")
         ax.set_yscale("log")
         ax.set_xticks(x, [f"{nm}\nN={table.select(robot=nm)[0]['bodies']}" for nm in names])
         ax.set(ylabel="time per call [µs] (smallest per-round median)",

@@ -142,7 +142,9 @@ def about_base(reference):
 def plain(x, ndim):
     """Whether ``x`` is already a C-contiguous float64 array with ``ndim``
     dimensions: the only arrays the fast path hands to a kernel."""
-    return type(x) is _ndarray and x.dtype == _F64 and x.ndim == ndim and x.flags.c_contiguous
+    # numpy's float64 dtype is one object; ``==`` only for an equal copy (unpickled arrays)
+    return (type(x) is _ndarray and (x.dtype is _F64 or x.dtype == _F64) and x.ndim == ndim
+            and x.flags.c_contiguous)
 
 
 # Kernel status codes.
@@ -299,9 +301,10 @@ def motion_args(model, base_pose, base_twist, q, twist_rows, q_rows):
     C0 = model.home_pose if base_pose is None else base_pose
     Vb = _EMPTY_TWIST if base_twist is None and not model.floating_base else base_twist
     if (type(C0) is _ndarray and type(Vb) is _ndarray and type(q) is _ndarray
-            and C0.dtype == _F64 and Vb.dtype == _F64 and q.dtype == _F64
-            and C0.ndim == 2 and Vb.ndim == 2 and q.ndim == 2 and C0.flags.c_contiguous
-            and Vb.flags.c_contiguous and q.flags.c_contiguous):
+            and (C0.dtype is _F64 or C0.dtype == _F64) and (Vb.dtype is _F64 or Vb.dtype == _F64)
+            and (q.dtype is _F64 or q.dtype == _F64) and C0.ndim == 2 and Vb.ndim == 2
+            and q.ndim == 2 and C0.flags.c_contiguous and Vb.flags.c_contiguous
+            and q.flags.c_contiguous):             # (the checks of plain, inlined)
         return C0, Vb, q
     return check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows)
 

@@ -222,12 +222,19 @@ class Workspace:
 
     def _serve(self, kernel, model, *args):
         """``kernel.call(model handle, workspace handle, *args)`` with the
-        workspace held for the call; returns ``(status, call number)``."""
-        call = self._acquire()
+        workspace held for the call (as :meth:`_acquire` and :meth:`_release`,
+        inlined: this is on every call's path); returns ``(status, call
+        number)``."""
+        free = self._free
+        try:
+            free.pop()
+        except IndexError:
+            self._acquire()                 # raises: in use by another call
+        self._calls = call = self._calls + 1
         try:
             return kernel.call(model._data, self._data, *args), call
         finally:
-            self._free.append(True)
+            free.append(True)
 
     def __repr__(self):
         extra = "" if self.samples is None else f", samples={self.samples}"
