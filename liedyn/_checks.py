@@ -329,18 +329,31 @@ def check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows):
 
 
 def configuration_args(model, base_pose, q):
-    """``(C0, q)`` of a configuration ``q`` ``(n,)`` for a kernel, as
-    :func:`motion_args` (the kernel checks with :func:`check_configuration`)."""
+    """``(C0, q)`` of a configuration for a kernel, as :func:`motion_args` (the
+    kernel checks with :func:`check_configuration`): ``q`` is ``(n,)``, or a
+    joint jet ``(rows, n)`` whose row 0 is read (the rule of motion jets)."""
     C0 = model.home_pose if base_pose is None else base_pose
-    if plain(C0, 2) and plain(q, 1):
-        return C0, q
+    if plain(C0, 2):
+        if plain(q, 1):
+            return C0, q
+        if plain(q, 2) and q.shape[0] > 0:
+            return C0, q[0]
     return check_configuration_slow(model, base_pose, q)
 
 
 def check_configuration_slow(model, base_pose, q):
     """Every check of :func:`check_configuration`, with messages; returns plain arrays."""
     C0 = model.home_pose if base_pose is None else check_pose(base_pose, "base_pose")
-    return C0, as_array(q, "q", shape=(model.n_joints,))
+    a = as_array(q, "q", allow_nonfinite=True)
+    n = model.n_joints
+    if a.ndim == 2 and a.shape[0] > 0 and a.shape[1] == n:
+        a = a[0]
+    if a.shape != (n,):
+        raise ValueError(f"q: expected shape ({n},), or a joint jet ({n} columns, row 0 read), "
+                         f"got {a.shape}")
+    if not _all_finite(a):
+        raise ValueError("q: contains NaN or infinite values")
+    return C0, a
 
 
 _NO_APPLIED = np.zeros((0, 0, 6))

@@ -610,7 +610,7 @@ def mass_matrix(model, base_pose, q, *, reference="world", workspace=None):
     model : Model
     base_pose : (4, 4) or None
     q : (n,)
-        The configuration.
+        The configuration; or a joint jet ``(rows, n)``, whose row 0 is read.
     reference : {"world", "base"}, keyword
         As :func:`closed_form_jets`.
     workspace : Workspace, optional, keyword

@@ -63,6 +63,13 @@ def test_one_trajectory_jet_serves_every_function(model, r):
             got = call(*longer)
             for f in fields:
                 assert np.array_equal(getattr(got, f), getattr(exact, f)), (name, f)
+    M = liedyn.mass_matrix(model, C0, q[0].copy())
+    g = liedyn.gravity_vector(model, C0, q[0].copy())
+    Cq = liedyn.coriolis_matrix(model, C0, _cut(V, 1), q[:2].copy())
+    for Vl, ql in ((V, q), (Vn, qn)):
+        assert np.array_equal(liedyn.mass_matrix(model, C0, ql), M)
+        assert np.array_equal(liedyn.gravity_vector(model, C0, ql), g)
+        assert np.array_equal(liedyn.coriolis_matrix(model, C0, Vl, ql), Cq)
     J = liedyn.frame_jacobian(model, C0, _cut(V, r), q[:r + 1].copy(), r, 3)
     for Vl, ql in ((V, q), (Vn, qn)):
         assert np.array_equal(liedyn.frame_jacobian(model, C0, Vl, ql, r, 3), J)
