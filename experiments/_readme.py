@@ -124,13 +124,34 @@ def wrap(text, width=78):
     return "\n".join(lines + [line])
 
 
+def closed_form_sentence(rows):
+    """The closed form against Pinocchio, from the rows of
+    ``bench_closed_form.csv`` (workspace calls); empty without them."""
+    ratio = {(r["robot"], r["function"]): float(r["ratio"]) for r in rows
+             if r["workspace"] == "yes" and r["ratio"]}
+    robots = [("aerial_manipulator", "the aerial manipulator"), ("talos", "Talos")]
+    calls = [("mass_matrix", "`crba`"), ("coriolis_matrix", "`computeCoriolisMatrix`"),
+             ("gravity_vector", "`computeGeneralizedGravity`")]
+    if not all((robot, f) in ratio for robot, _ in robots for f, _ in calls):
+        return ""
+    parts = [f"`{f}` takes " + " and ".join(f"{ratio[(robot, f)]:.2f}× ({name})"
+                                               for robot, name in robots) + f" Pinocchio's {pin}"
+             for f, pin in calls]
+    return ("With a workspace, " + "; ".join(parts) + " (`bench_closed_form`).")
+
+
 def paragraph_from(out_dir):
-    """The wrapped paragraph from ``out_dir``'s ``bench_speed.csv`` and
-    ``bench_summary.csv`` (the latter optional)."""
+    """The wrapped paragraph from ``out_dir``'s ``bench_speed.csv``,
+    ``bench_summary.csv`` and ``bench_closed_form.csv`` (the latter two
+    optional)."""
     out_dir = Path(out_dir)
     summary = out_dir / "bench_summary.csv"
-    return wrap(speed_paragraph(read_rows(out_dir / "bench_speed.csv"),
-                                read_rows(summary) if summary.exists() else ()))
+    closed = out_dir / "bench_closed_form.csv"
+    text = speed_paragraph(read_rows(out_dir / "bench_speed.csv"),
+                           read_rows(summary) if summary.exists() else ())
+    if closed.exists():
+        text = f"{text} {closed_form_sentence(read_rows(closed))}".rstrip()
+    return wrap(text)
 
 
 def update_readme(out_dir, readme=ROOT / "README.md"):
