@@ -257,12 +257,7 @@ POOLED_PER_ORDER = 2      # workspaces kept for one (model, order) in one thread
 POOLED_ORDERS = 4         # orders kept per model and thread (the oldest added goes first)
 
 
-def _refs(entries, i):
-    """References to ``entries[i]`` as counted from here."""
-    return sys.getrefcount(entries[i])
-
-
-_UNREFERENCED = _refs([object()], 0)     # the count when only the list refers to it
+_getrefcount = sys.getrefcount
 
 
 def pooled_workspace(model, r):
@@ -270,24 +265,41 @@ def pooled_workspace(model, r):
     pool of this thread refers to (a new one when every pooled one is held)."""
     by_order = model._pool.by_order
     entries = by_order.get(r)
-    if entries is None:
+    if entries is not None:
+        for ws in entries:
+            if _getrefcount(ws) <= _FREE:
+                return ws
+    else:
         if len(by_order) >= POOLED_ORDERS:
             del by_order[next(iter(by_order))]
         entries = by_order[r] = []
-    else:
-        for i in range(len(entries)):
-            if _refs(entries, i) <= _UNREFERENCED:
-                return entries[i]
     ws = Workspace._fresh(model, r)
     if len(entries) < POOLED_PER_ORDER:
         entries.append(ws)
     return ws
 
 
+def _count_in_loop(entries):
+    """References to the only entry of ``entries`` as :func:`pooled_workspace`'s
+    loop counts them when nothing else refers to it."""
+    for ws in entries:
+        return _getrefcount(ws)
+
+
+_FREE = _count_in_loop([object()])
+
+
 def workspace_for(model, order, workspace, samples=None):
-    """``workspace`` checked against ``(model, order)``, or one from the pool."""
+    """``workspace`` checked against ``(model, order)``, or one from the pool
+    (:func:`pooled_workspace`, its common case inlined: this is on every
+    call's path)."""
     if workspace is None:
         if samples is None:
+            entries = model._pool.by_order.get(order)
+            if entries is not None:
+                for ws in entries:
+                    if _getrefcount(ws) <= _FREE:
+                        return ws
             return pooled_workspace(model, order)
         return Workspace._fresh(model, order, samples)
     if (type(workspace) is Workspace and workspace.model is model and workspace.order == order

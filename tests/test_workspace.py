@@ -301,3 +301,58 @@ def test_kernels_neither_recompile_nor_allocate():
         print("ok")
     """, timeout=600, NUMBA_NRT_STATS="1")
     assert out.strip().endswith("ok")
+
+
+def test_pooled_workspaces_under_threads_fork_and_interrupts():
+    """Calls without ``workspace=`` from eight threads at once, in workers
+    forked while the parent holds pooled workspaces with live results, and
+    after a call interrupted by an exception: every result equals the serial
+    one and the parent's earlier results keep their body jets. In a
+    subprocess, as anything that could hang or crash."""
+    out = run_python("""
+        import multiprocessing as mp
+        import threading
+        import numpy as np
+        import liedyn
+        from models.trees import random_tree
+
+        model = random_tree(np.random.default_rng(86), 8)
+        r = 2
+        rng = np.random.default_rng(87)
+        cases = [(rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, model.n_joints)))
+                 for _ in range(12)]
+        serial = [liedyn.inverse_dynamics(model, None, V, q, r) for V, q in cases]
+        kept = [(res.tau.copy(), res.wrench.copy()) for res in serial]
+
+        wrong = []
+        def worker(seed):
+            for i in range(200):
+                k = (seed + i) % len(cases)
+                res = liedyn.inverse_dynamics(model, None, *cases[k], r)
+                if not np.array_equal(res.tau, kept[k][0]):
+                    wrong.append(k)
+        threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not wrong, wrong
+
+        def forked(k):
+            return liedyn.inverse_dynamics(model, None, *cases[k], r).tau
+        with mp.get_context("fork").Pool(2) as pool:
+            taus = pool.map(forked, range(len(cases)))
+        assert all(np.array_equal(t, kept[k][0]) for k, t in enumerate(taus))
+
+        try:
+            liedyn.inverse_dynamics(model, None, cases[0][0], np.full((r + 3, model.n_joints),
+                                                                      np.nan), r)
+        except ValueError:
+            pass
+        again = liedyn.inverse_dynamics(model, None, *cases[1], r)
+        assert np.array_equal(again.tau, kept[1][0])
+        for res, (tau, wrench) in zip(serial, kept):
+            assert np.array_equal(res.tau, tau) and np.array_equal(res.wrench, wrench)
+        print("ok")
+    """, timeout=300)
+    assert out.strip().endswith("ok")
