@@ -17,7 +17,7 @@ from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynami
                       KinematicsResult)
 from .simulate import Inputs, SimulationError, State, Trajectory, simulate
 from .workspace import Workspace
-from . import control
+from . import control, trajectory
 
 __all__ = [
     "se3", "Model", "ModelBuilder", "Revolute", "Prismatic", "check_inertia", "Workspace",
@@ -32,6 +32,6 @@ __all__ = [
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError",
-    "control",
+    "control", "trajectory",
 ]
 __version__ = "0.1.0"

@@ -398,8 +398,8 @@ def test_end_to_end_inverse_dynamics_of_the_helix():
         sampled = liedyn.inverse_dynamics(model, C0, Vs, qs, r)
         # degree 7, h = 25 ms: V₀^(3) and q^(4) err as h⁴ ≈ 4e-7 times their scale;
         # roundoff, eps / h⁴ ≈ 6e-10, stays below
-        assert rel_err(sampled.base_wrench, exact.base_wrench) < 1e-6
-        assert rel_err(sampled.tau, exact.tau) < 1e-6
+        assert rel_err(sampled.base_wrench, exact.base_wrench) < 1e-7
+        assert rel_err(sampled.tau, exact.tau) < 1e-7
         h = helix(tau, r + 3)
         C1, V1 = tr.from_pose_jet(h["p"], h["matrix"])
         direct = liedyn.inverse_dynamics(model, C1, V1, joints(tau, r + 3)[:, :1], r)
