@@ -307,7 +307,7 @@ def tumbling(t, rows):
     """``C(t) = (R_z(αt) R_y(βt), p(t))``: a rotation of 8 rad about moving axes
     over [0, 4] s, exact jets ``R^(k) = Σ_a C(k,a) (αẑ)^a R_z (R_y (βŷ)^(k−a))``,
     ``ω = α e_z + β R_z e_y``, and ``p = (cos t, sin 2t, t³/10)``."""
-    Z, Y = RATE_Z * se3.hat(np.array([0.0, 0, 1])), RATE_Y * se3.hat(np.array([0.0, 1, 0]))
+    Z = RATE_Z * se3.hat(np.array([0.0, 0, 1]))
     Rz, Ry = se3.exp_so3(RATE_Z * t * np.array([0.0, 0, 1])), se3.exp_so3(RATE_Y * t * np.array([0.0, 1, 0]))
     omega = np.zeros((rows, 3))
     omega[0] = RATE_Z * np.array([0, 0, 1.0]) + RATE_Y * Rz[:, 1]
@@ -317,9 +317,7 @@ def tumbling(t, rows):
     p = np.stack([np.cos(t + k * np.pi / 2), 2.0 ** k * np.sin(2 * t + k * np.pi / 2),
                   [t ** 3 / 10, 3 * t * t / 10, 6 * t / 10, 0.6, *[0.0] * (rows - 3)][:rows + 1]],
                  axis=1)
-    R = Rz @ Ry
-    del Y
-    return R, p, omega
+    return Rz @ Ry, p, omega
 
 
 def joints(t, rows):
