@@ -133,7 +133,7 @@ def _vee(W):
                            W[..., 1, 0] - W[..., 0, 1]], axis=-1)
 
 
-def rotation_jet(R0, w, *, body=False):
+def _rotation_jet(R0, w, *, body=False):
     """``R^(0..K)`` from ``R₀`` and an angular-velocity jet ``w^(0..K−1)``:
     world ``ω`` (``Ṙ = ω̂ R``), ``R^(k+1) = Σ_a C(k, a) ω̂^(a) R^(k−a)``, or
     body ``ω_b`` (``body=True``, ``Ṙ = R ω̂_b``),
@@ -149,7 +149,7 @@ def rotation_jet(R0, w, *, body=False):
     return R
 
 
-def angular_velocity_jet(R):
+def _angular_velocity_jet(R):
     """World ``ω^(0..K−1)`` from ``R^(0..K)``: solving
     ``R^(k+1) = Σ_a C(k, a) ω̂^(a) R^(k−a)`` for its last term,
     ``ω̂^(k) = (R^(k+1) − Σ_{a<k} C(k, a) ω̂^(a) R^(k−a)) R₀ᵀ`` (skew part)."""
@@ -202,7 +202,7 @@ def _quaternion_of_matrix(R):
     return np.concatenate([[np.cos(0.5 * theta)], 0.5 * np.sinc(theta / (2.0 * np.pi)) * phi])
 
 
-def quaternion_jet(q0, w):
+def _quaternion_jet(q0, w):
     """Quaternion jet ``q^(0..K)`` (scalar first) from ``q₀`` and the world
     ``ω^(0..K−1)``: ``q̇ = ½ (0, ω) ⊗ q``, so
     ``q^(k+1) = ½ Σ_a C(k, a) (0, ω^(a)) ⊗ q^(k−a)``."""
@@ -217,7 +217,7 @@ def quaternion_jet(q0, w):
     return q
 
 
-def angular_velocity_of_quaternions(q):
+def _angular_velocity_of_quaternions(q):
     """World ``ω^(0..K−1)`` from a quaternion jet ``q^(0..K)`` (scalar first).
 
     With ``u = q̇ ⊗ q⁻¹`` (``= ½ (0, ω)`` for a unit quaternion; for any
@@ -273,14 +273,14 @@ def _exp_series(Phi):
     return E
 
 
-def rotation_jet_of_rotvec(phi):
+def _rotation_jet_of_rotvec(phi):
     """``R^(0..K)`` of ``R(t) = exp(φ̂(t))`` from the jet ``φ^(0..K)``: the
     exponential of the Taylor series ``Σ_k φ̂^(k) t^k/k!`` (:func:`_exp_series`)."""
     f = _factorials(len(phi))
     return _exp_series(_hat(phi / f[:, None])) * f[:, None, None]
 
 
-def rotvec_jet(R):
+def _rotvec_jet(R):
     """Rotation-vector jet ``φ^(0..K)`` of a rotation-matrix jet, ``φ₀ = log R₀``
     (principal branch). Order by order: coefficient ``k`` of ``exp(Φ(t))``
     is linear in the coefficient ``φ_k`` of ``Φ``, ``exp(Φ)_k = E_k +
@@ -304,16 +304,16 @@ def _angular_velocity(orientation, representation, order, rows):
         R = _jet_arg(orientation, "orientation", (3, 3))
         _same_rows(R, rows)
         check_rotation(R[0], "orientation[0]")
-        return R[0], angular_velocity_jet(R)
+        return R[0], _angular_velocity_jet(R)
     if representation == "quaternion":
         q = _to_wxyz(_jet_arg(orientation, "orientation", (4,)), order)
         _same_rows(q, rows)
         _unit_quaternion(q[0], "orientation[0]")
-        return _matrix_of_quaternion(q[0]), angular_velocity_of_quaternions(q)
+        return _matrix_of_quaternion(q[0]), _angular_velocity_of_quaternions(q)
     phi = _jet_arg(orientation, "orientation", (3,))
     _same_rows(phi, rows)
-    R = rotation_jet_of_rotvec(phi)
-    return R[0], angular_velocity_jet(R)
+    R = _rotation_jet_of_rotvec(phi)
+    return R[0], _angular_velocity_jet(R)
 
 
 def _same_rows(x, rows):
@@ -400,9 +400,9 @@ def to_pose_jet(C0, V, *, representation="matrix", order=None, reference="world"
     w, p_dot = _omega_p_dot(C0, V, base)
     p = np.vstack([C0[:3, 3], p_dot])
     if representation == "quaternion":
-        return p, _from_wxyz(quaternion_jet(_quaternion_of_matrix(C0[:3, :3]), w), order)
-    R = rotation_jet(C0[:3, :3], w)
-    return p, (R if representation == "matrix" else rotvec_jet(R))
+        return p, _from_wxyz(_quaternion_jet(_quaternion_of_matrix(C0[:3, :3]), w), order)
+    R = _rotation_jet(C0[:3, :3], w)
+    return p, (R if representation == "matrix" else _rotvec_jet(R))
 
 
 def twist_to_spatial(C0, twist, convention, *, reference="world"):
@@ -424,10 +424,10 @@ def twist_to_spatial(C0, twist, convention, *, reference="world"):
         return _spatial(C0, X[:, :3], X[:, 3:], base)
     if convention == "mujoco":
         w_b = X[:, 3:]
-        R = rotation_jet(C0[:3, :3], w_b, body=True)[:len(X)]
+        R = _rotation_jet(C0[:3, :3], w_b, body=True)[:len(X)]
         return _spatial(C0, leibniz(R, w_b), X[:, :3], base)
     w_b, v_b = (X[:, :3], X[:, 3:]) if convention == "body" else (X[:, 3:], X[:, :3])
-    R = rotation_jet(C0[:3, :3], w_b, body=True)[:len(X)]
+    R = _rotation_jet(C0[:3, :3], w_b, body=True)[:len(X)]
     return _spatial(C0, leibniz(R, w_b), leibniz(R, v_b), base)
 
 
@@ -449,7 +449,7 @@ def twist_from_spatial(C0, V, convention, *, reference="world"):
         return _world_twist(C0[:3, 3], w, p_dot) if base else V.copy()
     if convention == "drake":
         return np.hstack([w, p_dot])
-    Rt = np.swapaxes(rotation_jet(C0[:3, :3], w)[:len(V)], 1, 2)
+    Rt = np.swapaxes(_rotation_jet(C0[:3, :3], w)[:len(V)], 1, 2)
     w_b, v_b = leibniz(Rt, w), leibniz(Rt, p_dot)
     if convention == "mujoco":
         return np.hstack([p_dot, w_b])
@@ -623,7 +623,7 @@ class SampledTrajectory:
             psi[j] = _unwrap(psi[j], psi[j + 1])
         spline = self._make_interp_spline(t[j0:j0 + W], psi, k=min(self.degree, W - 1), axis=0)
         psi_jet = np.array([spline(tau, nu=k) for k in range(rows)])
-        return R_ref @ rotation_jet_of_rotvec(psi_jet)
+        return R_ref @ _rotation_jet_of_rotvec(psi_jet)
 
     def jets(self, t, K, *, reference="world"):
         """``TrajectoryJets(base_pose (4, 4), base_twist (K+1, 6), q (K+2, n))``
@@ -647,6 +647,6 @@ class SampledTrajectory:
         C0 = np.eye(4)
         C0[:3, :3] = R[0]
         C0[:3, 3] = p[0]
-        V = _spatial(C0, angular_velocity_jet(R), p[1:], base)
+        V = _spatial(C0, _angular_velocity_jet(R), p[1:], base)
         q = None if self._q is None else np.array([self._q(tau, nu=k) for k in range(K + 2)])
         return TrajectoryJets(C0, V, q)

@@ -174,9 +174,8 @@ def poly_case():
 
 def test_polynomial_pose_against_mpmath(poly_case):
     t, rows, p, R, q, phi = poly_case
-    assert rel_err(tr.rotation_jet_of_rotvec(phi), R) < TOL
-    assert rel_err(tr.rotvec_jet(R), phi) < TOL
     C, V = tr.from_pose_jet(p, R)
+    assert rel_err(tr.to_pose_jet(C, V)[1], R) < TOL
     for rep, order in REPS[1:]:
         o = _order(q, order) if rep == "quaternion" else phi
         C1, V1 = tr.from_pose_jet(p, o, representation=rep, order=order)
@@ -222,6 +221,34 @@ def test_jets_against_central_differences_of_the_input_curve(reference):
     # row 0 of the body twist: C⁻¹ Ċ
     body = tr.twist_from_spatial(C, V, "body", reference=reference)[0]
     assert rel_err(body, se3.vee(np.linalg.inv(C) @ dC)) < 1e-7
+    # the pose jets back: row k+1 against central differences of row k
+    for rep, order in REPS:
+        def pose(s):
+            p, o = tr.to_pose_jet(_poly_pose(s), twist(s), representation=rep, order=order,
+                                  reference=reference)
+            return np.concatenate([p.reshape(K + 1, -1), o.reshape(K + 1, -1)], axis=1)
+        assert rel_err(pose(t)[1:], _fd(pose, t, h)[:-1]) < 1e-6, (rep, order)
+
+
+def test_rotation_vectors_beyond_pi():
+    """``φ(t) = (c + t) w`` with ``|c w| = 5 > π``: ``R^(k) = ŵ^k exp((c + t) ŵ)``."""
+    w = np.array([0.6, -0.3, 0.7])
+    c = 5.0 / np.linalg.norm(w)
+    K = 5
+    phi = np.zeros((K + 1, 3))
+    phi[0], phi[1] = c * w, w
+    R = np.array([np.linalg.matrix_power(se3.hat(w), k) @ se3.exp_so3(c * w) for k in range(K + 1)])
+    p = poly_position(0.2, K + 1)
+    C, V = tr.from_pose_jet(p, phi, representation="rotvec")
+    C1, V1 = tr.from_pose_jet(p, R)
+    assert rel_err(C, C1) < TOL and rel_err(V, V1) < TOL
+    expected = np.zeros((K, 6))
+    expected[0, :3] = w
+    assert rel_err(tr.from_pose_jet(p, phi, representation="rotvec", reference="base")[1][:, :3],
+                   expected[:, :3]) < TOL
+    principal = tr.to_pose_jet(C, V, representation="rotvec")[1]
+    assert np.linalg.norm(principal[0]) <= np.pi
+    assert rel_err(tr.from_pose_jet(p, principal, representation="rotvec")[1], V) < TOL
 
 
 # ------------------------------------------------------------ round trips --
@@ -363,7 +390,8 @@ def test_sampled_trajectory_converges_at_the_stated_order():
 
 def test_sampled_quaternions_with_sign_flips_and_whole_turns():
     t, poses, q = _sampled(60)
-    quats = np.array([tr._quaternion_of_matrix(C[:3, :3]) for C in poses])
+    quats = np.array([tr.to_pose_jet(C, np.zeros((0, 6)), representation="quaternion",
+                                     order="wxyz")[1][0] for C in poses])
     quats *= np.where(np.arange(len(t)) % 3 == 0, -1.0, 1.0)[:, None]
     a = tr.SampledTrajectory(t, poses, q=q)
     b = tr.SampledTrajectory(t, positions=poses[:, :3, 3], quaternions=_order(quats, "xyzw"),
@@ -373,6 +401,23 @@ def test_sampled_quaternions_with_sign_flips_and_whole_turns():
         assert rel_err(ja.base_pose, jb.base_pose) < TOL
         assert rel_err(ja.base_twist, jb.base_twist) < 1e-9 and rel_err(ja.q, jb.q) == 0.0
     assert rel_err(a.jets(t[7], 0).base_pose, poses[7]) < TOL
+    assert a.jets(2.0, 1, reference="base").base_twist.shape == (2, 6)
+
+
+def test_sampled_trajectory_with_uneven_time_stamps():
+    """Jittered stamps (spacing 0.5h to 1.5h): the errors stay those of the
+    largest spacing, and without joints ``q`` is ``None``."""
+    rng = np.random.default_rng(6)
+    t = np.linspace(0.0, 4.0, 121)
+    t[1:-1] += rng.uniform(-0.25, 0.25, 119) * (t[1] - t[0])
+    poses = np.array([np.block([[tumbling(s, 1)[0], tumbling(s, 1)[1][0][:, None]],
+                                [np.zeros((1, 3)), np.ones((1, 1))]]) for s in t])
+    traj = tr.SampledTrajectory(t, poses)
+    for tau in (0.77, 2.5):
+        C0, V, q = traj.jets(tau, 1, reference="base")
+        R, p, omega = tumbling(tau, 2)
+        assert q is None and rel_err(C0[:3, :3], R) < 1e-10
+        assert rel_err(V, np.hstack([omega, p[1:3]])) < 1e-6
 
 
 def test_end_to_end_inverse_dynamics_of_the_helix():
