@@ -505,3 +505,13 @@ def test_bad_input_names_the_argument(case):
     error, name, call = cases[case]
     with pytest.raises(error, match="^" + re.escape(name) + ":"):
         call()
+
+
+def test_without_scipy_the_error_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "scipy.interpolate", None)
+    t, poses, _ = _sampled(12)
+    with pytest.raises(ImportError, match=re.escape("liedyn[trajectory]")):
+        tr.SampledTrajectory(t, poses)
+    C0, V = _random_motion(0)
+    assert tr.from_pose_jet(*tr.to_pose_jet(C0, V))[1].shape == V.shape
