@@ -90,7 +90,7 @@ large (column `nodes` of `bench_casadi.csv`), so it is slower, and used as
 the baseline it would make liedyn's speed-up over AD look larger than with
 the paper's construction; the graphs of both grow by about ×3 per order.
 Building a graph takes about 100 bytes of memory per node, so the orders up
-to the paper's r = 8 do not all fit in this machine's 24 GB (shared with
+to the paper's r = 8 do not all fit in this machine's {memory} (shared with
 the system): `bench_casadi` builds only graphs predicted to need at most
 `--max-gb` (1.2 GB quick, 16 GB with `--full`), prints for every other
 order the memory it would need, and extrapolates its time with the law
@@ -272,11 +272,17 @@ def write_readme(log, out_dir=OUT_DIR):
         "",
         _assumptions_markdown(),
         "",
-        CASADI_NOTE,
+        _casadi_note(),
     ]
     lines += _mode_part(log, False, out_dir)
     lines += _mode_part(log, True, out_dir)
     (Path(out_dir) / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def _casadi_note():
+    """:data:`CASADI_NOTE` with the memory of the machine writing the README."""
+    from ._provenance import memory_text
+    return CASADI_NOTE.format(memory=memory_text())
 
 
 def _assumptions_markdown():
