@@ -8,7 +8,8 @@ The protocol, one of two row forms in a study's CSV:
   ``missed`` (``bench_speed``: the target in ``quantity``, the measured
   value in ``value``);
 * a row with a non-empty ``met`` column, ``yes`` or ``no``
-  (``bench_closed_form``: the target named by the row's key columns).
+  (``bench_closed_form``: the target named by the row's key columns and,
+  where the row has one, its ``target`` column).
 
 A study without such rows has no targets; its status stays a plain "ok".
 """
@@ -29,8 +30,17 @@ def targets_in(rows):
             out.append((row.get("quantity", ""), row["unit"] == "met"))
         elif row.get("met") in ("yes", "no"):
             name = ", ".join(row[c] for c in NAME_COLUMNS if row.get(c))
+            if row.get("target"):
+                name += f" (limit {_number(row['target'])})"
             out.append((name, row["met"] == "yes"))
     return out
+
+
+def _number(text):
+    try:
+        return f"{float(text):g}"
+    except ValueError:
+        return text
 
 
 def targets_of(out_dir, files):

@@ -100,9 +100,10 @@ def test_targets_are_read_from_either_row_form():
                                          ("FD r=5 / aba (limit 3.3)", False)]
     rows = [dict(robot="talos", function="mass_matrix", workspace="yes", met="no"),
             dict(robot="talos", function="mass_matrix", workspace="no", met=""),
-            dict(robot="talos", function="gravity_vector", workspace="yes", met="yes")]
+            dict(robot="talos", function="gravity_vector", workspace="yes", met="yes",
+                 target="2.000000e+00")]
     assert _targets.targets_in(rows) == [("talos, mass_matrix", False),
-                                         ("talos, gravity_vector", True)]
+                                         ("talos, gravity_vector (limit 2)", True)]
     assert _targets.status_text("ok", []) == "ok"
     assert _targets.status_text("ok", [["a", True], ["b", False]]) == "ok, 1 of 2 targets met"
     assert _targets.status_text("failed", [["a", True]]) == "failed"
