@@ -81,7 +81,7 @@ def memory_gb():
 
 
 def memory_text():
-    """``"24 GB"``-style text of :func:`memory_gb`, or ``"an unknown amount"``."""
+    """Text such as ``"16 GB"`` of :func:`memory_gb`, or ``"an unknown amount"``."""
     gb = memory_gb()
     return "an unknown amount" if gb is None else f"{gb:.0f} GB"
 

@@ -59,6 +59,8 @@ def test_studies_run_and_are_summarised_with_their_provenance(tmp_path, monkeypa
     assert "| a | b |" in text                      # provenance columns stated above, not repeated
     assert "Values the paper does not print" in text and "cant angle" in text
     assert "Every figure and CSV below is regenerated" not in text
+    from experiments._provenance import memory_gb, memory_text
+    assert memory_gb() > 0.1 and f"this machine's {memory_text()} (shared" in text
 
 
 def test_a_subset_run_keeps_the_other_studies(tmp_path, monkeypatch):
