@@ -50,7 +50,8 @@ def rows():
          "the previous link ends"),
         ("which arm is at x = +c/2", "q₂…q₄ at +c/2, q₅…q₇ at −c/2",
          "from the paper's A = T_z(−b−d) T_x((−1)^i c/2) with i = 2 and 5"),
-        ("joint names", "liedyn's q columns 1…6 are the paper's q₂…q₇ (body B_j carries q_j)",
+        ("joint names", "liedyn's q columns 0…5 (`model.joint_names` arm1_link1 … arm2_link3) "
+         "are the paper's q₂…q₇ (body B_j carries q_j)",
          "the paper numbers joints after their child body, B₁ being the base"),
         ("trajectory phase of the base circle", "p(0) = (ρ, 0, 0): phase 0; angular rate "
          f"Ω = 2π/{2 * np.pi / R.circle_rate:g} rad/s",

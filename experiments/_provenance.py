@@ -64,6 +64,28 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
+def memory_gb():
+    """The machine's physical memory in GB (10⁹ bytes), read at run time
+    (``sysconf``, else ``/proc/meminfo``); None when neither tells."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024 / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_text():
+    """Text such as ``"16 GB"`` of :func:`memory_gb`, or ``"an unknown amount"``."""
+    gb = memory_gb()
+    return "an unknown amount" if gb is None else f"{gb:.0f} GB"
+
+
 def _version(dist):
     try:
         return metadata.version(dist)

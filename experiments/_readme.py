@@ -1,10 +1,11 @@
-"""The top-level README's speed paragraph, generated from the benchmark CSVs
-so that it cannot drift from them. Standard library only.
+"""The speed paragraph of ``paper_figures/README.md``, generated from the
+benchmark CSVs so that it cannot drift from them. Standard library only.
 
-``python -m experiments.reproduce`` rewrites the block between
-``<!-- speed:begin -->`` and ``<!-- speed:end -->`` in ``README.md`` after
-``bench_speed`` ran in quick mode into the repository's ``paper_figures/``;
-a test checks that the committed block is what the committed CSVs give.
+``python -m experiments.reproduce`` writes it, between
+``<!-- speed:begin -->`` and ``<!-- speed:end -->``, into the README of its
+output folder whenever that folder has a quick-mode ``bench_speed.csv``; a
+test checks that the committed block is what the committed CSVs give. The
+top-level ``README.md`` is not rewritten: it points to that file.
 """
 
 import re
@@ -12,7 +13,6 @@ from pathlib import Path
 
 from ._table import read_rows
 
-ROOT = Path(__file__).resolve().parent.parent
 BLOCK = "speed"
 
 
@@ -28,7 +28,7 @@ def speed_paragraph(speed_rows, summary_rows=()):
     out = [f"Measured by `python -m experiments.bench_speed` (quick mode) on "
            f"{first.get('machine', 'an unrecorded machine')}, code {first.get('code', 'unknown')}; "
            "times are means per call, ratios are of means taken in the same run (the full table "
-           "is in [`paper_figures/README.md`](paper_figures/README.md))."]
+           "is in the `bench_speed` section below)."]
 
     def us(name):
         return f"{v[('N=101', name)]:.0f} µs"
@@ -94,14 +94,9 @@ def speed_paragraph(speed_rows, summary_rows=()):
     return " ".join(out)
 
 
-def replace_block(text, name, body):
-    """``text`` with the lines between ``<!-- name:begin -->`` and
-    ``<!-- name:end -->`` replaced by ``body``; ``ValueError`` when the
-    markers are missing."""
-    pattern = re.compile(rf"(<!-- {name}:begin -->\n).*?(\n<!-- {name}:end -->)", re.S)
-    if not pattern.search(text):
-        raise ValueError(f"text: no <!-- {name}:begin --> … <!-- {name}:end --> block")
-    return pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+def marked(name, body):
+    """``body`` between the lines ``<!-- name:begin -->`` and ``<!-- name:end -->``."""
+    return f"<!-- {name}:begin -->\n{body}\n<!-- {name}:end -->"
 
 
 def block(text, name):
@@ -152,9 +147,3 @@ def paragraph_from(out_dir):
     if closed.exists():
         text = f"{text} {closed_form_sentence(read_rows(closed))}".rstrip()
     return wrap(text)
-
-
-def update_readme(out_dir, readme=ROOT / "README.md"):
-    """Rewrite the speed block of ``readme`` from the CSVs in ``out_dir``."""
-    readme = Path(readme)
-    readme.write_text(replace_block(readme.read_text(), BLOCK, paragraph_from(out_dir)))

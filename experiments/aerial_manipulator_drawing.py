@@ -7,10 +7,15 @@ paper's Fig. 2, so that a reader can check the geometry (SPEC §8).
 above and (c) the view from the front, all from the model: body frames at the poses forward kinematics
 gives (x red, y green, z blue), links from joint to joint through each
 centre of mass, every joint axis as an arrow through its joint point,
-labelled with the paper's name (``q₂ … q₇``), and the six propeller frames
+labelled by its column of ``q`` (``q[0] … q[5]``, in the order of
+``model.joint_names``; the paper calls them ``q₂ … q₇``, after the body they
+move), and the six propeller frames
 ``C_{p_i} = R_z((2−i)π/3) T_x(a) R_x(α_i) R_y(β)`` with their discs, thrust
-axes (tilted by the cant angle) and spin directions. (d) The tree as the
-paper's Fig. 2(b) draws it: bodies ``B₁ … B₇``, joints on the edges.
+axes (tilted by the cant angle) and spin directions. Seen from above the
+links of an arm hang one under the other, so view (b) labels each arm once
+(its bodies and joints, with a leader line) rather than every body. (d) The
+tree as the paper's Fig. 2(b) draws it: bodies ``B₁ … B₇``, joints on the
+edges with their q column and name.
 
 Prints the propeller frames and joint axes in the base frame, and writes
 ``paper_figures/aerial_manipulator_fig2.png``. Nothing is measured, so
@@ -51,7 +56,8 @@ def geometry(params=AerialManipulatorParams()):
     axis = np.einsum("nij,nj->ni", Rj, np.asarray(model.joint_axis))
     return dict(pose=pose, com=com, joint_point=point, joint_axis=axis,
                 parent=np.asarray(model.body_parent), propeller=propeller_frames(params),
-                spin=spin_directions())
+                spin=spin_directions(), joint_names=tuple(model.joint_names),
+                joint_body=np.asarray(model.joint_body))
 
 
 def _frame(ax, T, length, lw=1.2, project=None):
@@ -66,11 +72,30 @@ def _segment(ax, a, b, color, lw=1.0, project=None, **kw):
         ax.plot(*np.stack([a, b])[:, project].T, color=color, lw=lw, **kw)
 
 
+def _arms(g):
+    """``[[joint columns of one arm, root first]]``: the chains hanging from the base."""
+    body_joint = {int(b): k for k, b in enumerate(g["joint_body"])}
+    arms = []
+    for k, b in enumerate(g["joint_body"]):
+        if g["parent"][b] == 0:
+            chain, body = [k], int(b)
+            while True:
+                child = [c for c in body_joint if g["parent"][c] == body]
+                if not child:
+                    break
+                body = child[0]
+                chain.append(body_joint[body])
+            arms.append(chain)
+    return arms
+
+
 def _draw(ax, g, params, project=None):
     """The drawing on a 3-D axis, or with ``project`` (two coordinate
-    indices) on a 2-D one."""
+    indices) on a 2-D one. Seen from above (``project == (0, 1)``) each arm
+    gets one label with a leader line instead of one per body and joint."""
     label = (lambda p, s, **kw: ax.text(*p, s, **kw)) if project is None else \
         (lambda p, s, **kw: ax.text(*p[list(project)], s, **kw))
+    top = project == (0, 1)
     C0 = g["pose"][0]
     for i, (Cp, s) in enumerate(zip(g["propeller"], g["spin"])):
         C = C0 @ Cp
@@ -81,35 +106,58 @@ def _draw(ax, g, params, project=None):
         ax.plot(*pts.T, color=SPIN_COLORS[s], lw=1.0)
         _segment(ax, C[:3, 3], C[:3, 3] + 0.12 * C[:3, 2], SPIN_COLORS[s], 2.0, project)
         label(C[:3, 3] + 0.14 * C[:3, 2], f"p{_sub(i + 1)}", fontsize=8, color=SPIN_COLORS[s])
-    N = len(g["parent"])
-    for j in range(1, N):
-        p = g["parent"][j]
+    for k, b in enumerate(g["joint_body"]):
+        p = g["parent"][b]
         start = g["com"][0] if p == 0 else g["com"][p]
-        e, P = g["joint_axis"][j - 1], g["joint_point"][j - 1]
-        for a, b in ((start, P), (P, g["com"][j])):
-            _segment(ax, a, b, "k", 2.2, project)
+        e, P = g["joint_axis"][k], g["joint_point"][k]
+        for a, c in ((start, P), (P, g["com"][b])):
+            _segment(ax, a, c, "k", 2.2, project)
         _segment(ax, P - 0.045 * e, P + 0.045 * e, "tab:cyan", 3.0, project)
-        label(P + 0.05 * e + np.array([0.01, 0.0, 0.0]), f"q{_sub(j + 1)}", fontsize=8,
-              color="teal")
-    for j in range(N):
+        if not top:
+            side = np.sign(P[0]) or 1.0
+            label(P + np.array([0.055 * side, 0.0, 0.008]), f"q[{k}]", fontsize=8,
+                  color="teal", ha="left" if side > 0 else "right", va="bottom")
+    for j in range(len(g["parent"])):
         _frame(ax, g["pose"][j], 0.08 if j == 0 else 0.035, project=project)
-        label(g["com"][j] + np.array([0.012, 0.012, -0.01]), f"B{_sub(j + 1)}", fontsize=8)
+        if top and j > 0:
+            continue
+        side = np.sign(g["com"][j][0]) or 1.0
+        label(g["com"][j] + np.array([0.012 * side, 0.012, -0.012]), f"B{_sub(j + 1)}",
+              fontsize=8, ha="left" if side > 0 else "right", va="top")
+    if top:
+        for chain in _arms(g):
+            x, y = g["joint_point"][chain[0]][:2]
+            bodies = ", ".join(f"B{_sub(int(g['joint_body'][k]) + 1)}" for k in chain)
+            joints = ", ".join(f"q[{k}]" for k in chain)
+            ax.annotate(f"{bodies} stacked\njoints {joints}", xy=(x, y),
+                        xytext=(x + 0.03 * np.sign(x), -0.1), fontsize=8, color="teal",
+                        ha="left" if x > 0 else "right", va="top",
+                        arrowprops=dict(arrowstyle="-", color="teal", lw=0.8))
 
 
-def _graph(ax):
-    """The paper's Fig. 2(b): the tree of bodies with the joints on its edges."""
-    pos = {1: (0.5, 0.9), 2: (0.25, 0.65), 3: (0.25, 0.4), 4: (0.25, 0.15),
-           5: (0.75, 0.65), 6: (0.75, 0.4), 7: (0.75, 0.15)}
-    parent = {2: 1, 3: 2, 4: 3, 5: 1, 6: 5, 7: 6}
-    for j, p in parent.items():
-        (x0, y0), (x1, y1) = pos[p], pos[j]
+def _graph(ax, g):
+    """The paper's Fig. 2(b): the tree of bodies with the joints on its edges,
+    each labelled with its q column and name."""
+    arms = _arms(g)
+    pos = {0: (0.5, 0.9)}
+    for a, chain in enumerate(arms):
+        x = (a + 0.5) / len(arms)
+        for depth, k in enumerate(chain):
+            pos[int(g["joint_body"][k])] = (x, 0.65 - 0.25 * depth)
+    for k, b in enumerate(g["joint_body"]):
+        (x0, y0), (x1, y1) = pos[int(g["parent"][b])], pos[int(b)]
         ax.annotate("", xy=(x1, y1 + 0.05), xytext=(x0, y0 - 0.05),
                     arrowprops=dict(arrowstyle="->", lw=1.2))
-        ax.text((x0 + x1) / 2 + 0.03, (y0 + y1) / 2, f"q{_sub(j)}", fontsize=10, color="teal")
+        side = 1.0 if x1 >= x0 else -1.0
+        ax.text((x0 + x1) / 2 + 0.05 * side, (y0 + y1) / 2, f"q[{k}]\n{g['joint_names'][k]}",
+                fontsize=8.5, color="teal", va="center", ha="left" if side > 0 else "right")
     for j, (x, y) in pos.items():
-        ax.text(x, y, f"B{_sub(j)}", ha="center", va="center", fontsize=11,
+        ax.text(x, y, f"B{_sub(j + 1)}", ha="center", va="center", fontsize=11,
                 bbox=dict(boxstyle="circle", fc="white", ec="k"))
     ax.text(0.5, 1.0, "base (6 propellers)", ha="center", fontsize=9)
+    ax.text(0.5, -0.02, "q[k]: column k of q, the joint model.joint_names[k];\n"
+            f"q[0] … q[5] are the paper's q{_sub(2)} … q{_sub(7)} (named after their body)",
+            ha="center", va="top", fontsize=8)
     ax.set(xlim=(0, 1), ylim=(0.0, 1.05), title="(d) the tree: bodies and joints")
     ax.axis("off")
 
@@ -144,7 +192,7 @@ def plot(g, params, path):
         a2.set_aspect("equal")
         a2.set(xlabel=xl, ylabel=yl, title=title)
         a2.grid(alpha=0.3)
-    _graph(fig.add_subplot(grid[0, 2]))
+    _graph(fig.add_subplot(grid[0, 2]), g)
     handles = [Line2D([], [], color=c, lw=2) for c in AXIS_COLORS]
     handles += [Line2D([], [], color="tab:cyan", lw=3), Line2D([], [], color="k", lw=2),
                 Line2D([], [], color="0.35", lw=3),
@@ -175,11 +223,12 @@ def report(g):
               f"{np.array2string(C[:3, 2], precision=3, suppress_small=True):>26} {tilt:>15.1f}° "
               f"{s:>+5.0f}")
     print("\njoints at the home configuration (world = base frame)")
-    print(f"{'':>3} {'body':>4} {'parent':>6} {'joint point [m]':>26} {'axis':>22} {'CoM [m]':>26}")
-    for j in range(1, len(g["parent"])):
-        print(f"q{j + 1:<2} B{j + 1:<3} B{g['parent'][j] + 1:<5} "
-              f"{np.array2string(g['joint_point'][j - 1], precision=3, suppress_small=True):>26} "
-              f"{np.array2string(g['joint_axis'][j - 1], precision=3, suppress_small=True):>22} "
+    print(f"{'':>4} {'name':<10} {'body':>4} {'parent':>6} {'joint point [m]':>26} {'axis':>22} "
+          f"{'CoM [m]':>26}")
+    for k, j in enumerate(g["joint_body"]):
+        print(f"q[{k}] {g['joint_names'][k]:<10} B{j + 1:<3} B{g['parent'][j] + 1:<5} "
+              f"{np.array2string(g['joint_point'][k], precision=3, suppress_small=True):>26} "
+              f"{np.array2string(g['joint_axis'][k], precision=3, suppress_small=True):>22} "
               f"{np.array2string(g['com'][j], precision=3, suppress_small=True):>26}")
 
 

@@ -36,9 +36,10 @@ the higher orders of that map are not attempted either (the recursion is
 still timed there). Orders not measured are extrapolated with the law fitted
 to the measured ones, ``log t = log a + r log γ`` (least squares, 95 %
 interval of γ), printed, written to the CSV (``*_extrapolated`` columns) and
-drawn hollow with dashed lines. This machine has 24 GB, shared with the
-system and other work; ``--full`` attempts graphs predicted to need up to
-16 GB, so the r = 8 graphs (by the prediction about 20 GB for the inverse
+drawn hollow with dashed lines. The machine's memory is read at run time
+(:func:`experiments._provenance.memory_gb`) and drawn as a line in panel (b);
+it is shared with the system and other work, so ``--full`` attempts graphs
+predicted to need up to 16 GB, so the r = 8 graphs (by the prediction about 20 GB for the inverse
 map and 50 GB for the forward map) are extrapolated, not measured, and the
 printed table says how much memory each would need.
 
@@ -59,6 +60,7 @@ from liedyn.baselines import CasadiBaseline
 
 from . import _bench as B
 from . import _fit
+from ._provenance import memory_gb
 from ._table import num, select
 
 FIELDS = ["kind", "N", "r", "status", "build_s", "nodes", "peak_rss_gb", "calls",
@@ -71,7 +73,6 @@ LABELS = {"inverse": "inverse (Newton–Euler)",
           "forward": "forward, paper's construction (ABA, mtimes + 6×6 solve)",
           "forward_mass_matrix": "forward via (6+n) mass matrix + LDLᵀ"}
 BYTES_PER_NODE = 100.0     # peak memory of a build per graph node (module docstring)
-MACHINE_GB = 24.0
 QUICK = dict(calls=100, build_cap=30.0, eval_cap=1.0, max_gb=1.2, budget=3.0)
 FULL = dict(calls=B.CALLS_FULL, build_cap=900.0, eval_cap=30.0, max_gb=16.0, budget=120.0)
 NOT_ATTEMPTED = "not attempted"
@@ -275,7 +276,10 @@ def plot(table, N, stem, fits):
         ok = [x for x in rows if x["casadi_over_liedyn"]]
         axes[2].semilogy([num(x, "r") for x in ok], [num(x, "casadi_over_liedyn") for x in ok],
                          mk + "-", color=col, label=LABELS[kind])
-    axes[1].axhline(MACHINE_GB, color="k", lw=0.8, ls="-.", label=f"this machine: {MACHINE_GB:g} GB")
+    machine_gb = memory_gb()
+    if machine_gb is not None:
+        axes[1].axhline(machine_gb, color="k", lw=0.8, ls="-.",
+                        label=f"this machine's memory: {machine_gb:.0f} GB")
     axes[0].set(xlabel="derivative order r", ylabel="mean time per call [s]",
                 title=f"(a) evaluation time, N = {N}; hollow/dashed: extrapolated")
     axes[1].set(xlabel="derivative order r", ylabel="GB  /  seconds",

@@ -22,10 +22,13 @@ machine and at which code version (``git rev-parse --short HEAD``, ``+dirty``
 when the sources differ from it) it ran, its printed tables, figures and
 CSV files, with a table of the values the paper does not print; the records
 are kept in ``<out>/reproduce_log.json``, so running a subset (``--only``)
-keeps the other studies' sections with their own dates. After a quick
-``bench_speed`` into the default folder the speed paragraph of the
-top-level ``README.md`` is rewritten from its CSV. Exit status 0 when every
-study that ran succeeded.
+keeps the other studies' sections with their own dates. With a quick
+``bench_speed.csv`` in ``<out>`` the README opens with a speed paragraph
+written from it (:mod:`experiments._readme`); the top-level ``README.md``
+only points there and is never rewritten. A study that checks targets
+(rows of its CSV marked met or missed, :mod:`experiments._targets`) is
+reported as "ok, k of m targets met", with the missed ones listed. Exit
+status 0 when every study that ran succeeded (missed targets included).
 """
 
 import argparse
@@ -90,7 +93,7 @@ large (column `nodes` of `bench_casadi.csv`), so it is slower, and used as
 the baseline it would make liedyn's speed-up over AD look larger than with
 the paper's construction; the graphs of both grow by about ×3 per order.
 Building a graph takes about 100 bytes of memory per node, so the orders up
-to the paper's r = 8 do not all fit in this machine's 24 GB (shared with
+to the paper's r = 8 do not all fit in this machine's {memory} (shared with
 the system): `bench_casadi` builds only graphs predicted to need at most
 `--max-gb` (1.2 GB quick, 16 GB with `--full`), prints for every other
 order the memory it would need, and extrapolates its time with the law
@@ -101,7 +104,8 @@ fitted to the measured orders, drawn hollow and dashed."""
 class StepResult:
     """Outcome of one study: ``status`` is ``ok``, ``failed`` or ``skipped``;
     ``started`` (UTC), ``machine`` and ``code`` say when, where and on what
-    code version it ran."""
+    code version it ran; ``targets`` are the targets its CSV files record as
+    met or missed (:mod:`experiments._targets`)."""
 
     name: str
     title: str
@@ -114,6 +118,7 @@ class StepResult:
     started: str = ""
     machine: str = ""
     code: str = ""
+    targets: list = field(default_factory=list)   # [[target, met]] (experiments._targets)
 
 
 class _Tee(io.TextIOBase):
@@ -147,6 +152,7 @@ def _snapshot(out_dir):
 def run_study(name, title, argv, out_dir=OUT_DIR):
     """Import ``experiments.<name>`` and call its ``main(argv)``."""
     from ._provenance import code_version, machine, now
+    from ._targets import targets_of
     module = f"experiments.{name}"
     if importlib.util.find_spec(module) is None:
         return StepResult(name, title, "skipped", message=f"{module} is not in this checkout",
@@ -175,7 +181,8 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
     after = _snapshot(out_dir)
     files = sorted(f for f, stamp in after.items() if before.get(f) != stamp)
     return StepResult(name, title, status, time.time() - start, _clean(tee.copy.getvalue()),
-                      message, files, list(argv), started, machine(), code)
+                      message, files, list(argv), started, machine(), code,
+                      targets_of(out_dir, files))
 
 
 # ---------------------------------------------------------------- README --
@@ -215,6 +222,11 @@ def _mode_part(log, full, out_dir):
                 and r["name"] not in {n for n, _, _ in STUDIES}]
     if not records:
         return []
+    from ._targets import missed, status_text, targets_of
+
+    def targets_of_record(r):    # records logged before targets were: read them from its files
+        return r["targets"] if "targets" in r else targets_of(out_dir, r.get("files", []))
+
     suffix = "_full" if full else ""
     mode = "full mode (`--full`, the paper's sizes)" if full else "quick mode (the default)"
     lines = ["", f"## {mode[0].upper()}{mode[1:]}", "",
@@ -222,7 +234,8 @@ def _mode_part(log, full, out_dir):
              "|---|---|---|---|---|---|"]
     for r in records:
         secs = "" if r["status"] == "skipped" else f"{r['seconds']:.1f}"
-        lines.append(f"| `{r['name']}` | {r['title']} | {r['status']} | {r['started']} | "
+        lines.append(f"| `{r['name']}` | {r['title']} | "
+                     f"{status_text(r['status'], targets_of_record(r))} | {r['started']} | "
                      f"`{r['code']}` | {secs} |")
     for stem, caption in HEADLINE_TABLES:
         path = Path(out_dir) / f"{stem}{suffix}.csv"
@@ -235,8 +248,12 @@ def _mode_part(log, full, out_dir):
         if r["status"] == "skipped":
             lines.append(f"Skipped: {r['message']}.")
             continue
-        lines.append(f"Command: `{cmd}`; {r['status']} in {r['seconds']:.1f} s. Run {r['started']} "
-                     f"on {r['machine']}, code `{r['code']}`.")
+        targets = targets_of_record(r)
+        lines.append(f"Command: `{cmd}`; {status_text(r['status'], targets)} in "
+                     f"{r['seconds']:.1f} s. Run {r['started']} on {r['machine']}, "
+                     f"code `{r['code']}`.")
+        if missed(targets):
+            lines += ["", "Targets missed: " + "; ".join(missed(targets)) + "."]
         if r["message"]:
             lines += ["", "```", r["message"].strip(), "```"]
         if r["output"]:
@@ -255,7 +272,8 @@ def _mode_part(log, full, out_dir):
 
 
 def write_readme(log, out_dir=OUT_DIR):
-    """``<out>/README.md`` from the log records: how it was made, the
+    """``<out>/README.md`` from the log records: how it was made, the speed
+    paragraph (with a quick ``bench_speed.csv`` in ``out_dir``), the
     assumptions, then per mode a status table, the headline tables and per
     study its provenance, printed output, figures and CSV tables."""
     lines = [
@@ -267,16 +285,32 @@ def write_readme(log, out_dir=OUT_DIR):
         "The benchmarks measure every row afresh unless run with `--resume`, which keeps only "
         "rows of the same machine and code version and says so in the printed output. Times are "
         "means per call (the paper's statistic); ratios are of means measured in the same run.",
-        "",
+    ]
+    lines += _speed_part(out_dir)
+    lines += [
         "## Values the paper does not print",
         "",
         _assumptions_markdown(),
         "",
-        CASADI_NOTE,
+        _casadi_note(),
     ]
     lines += _mode_part(log, False, out_dir)
     lines += _mode_part(log, True, out_dir)
     (Path(out_dir) / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def _speed_part(out_dir):
+    """The speed paragraph from ``<out>/bench_speed.csv`` (quick mode), or nothing."""
+    from ._readme import BLOCK, marked, paragraph_from
+    if not (Path(out_dir) / "bench_speed.csv").exists():
+        return [""]
+    return ["", "## Speed", "", marked(BLOCK, paragraph_from(out_dir)), ""]
+
+
+def _casadi_note():
+    """:data:`CASADI_NOTE` with the memory of the machine writing the README."""
+    from ._provenance import memory_text
+    return CASADI_NOTE.format(memory=memory_text())
 
 
 def _assumptions_markdown():
@@ -320,18 +354,16 @@ def main(argv=None):
         save_log(log, out)
     total = time.time() - start
     write_readme(log, out)
-    speed = next((r for r in results if r.name == "bench_speed"), None)
-    if speed is not None and speed.status == "ok" and not args.full and out == OUT_DIR.resolve():
-        from ._readme import update_readme
-        update_readme(out)
-        print(f"rewrote the speed paragraph of {ROOT / 'README.md'} from bench_speed.csv")
     print(f"\n=== summary ({total:.0f} s) ===")
+    from ._targets import missed, status_text
     for r in results:
         first = r.message.splitlines()[0] if r.message else ""
         counts = [line.strip() for line in r.output.splitlines() if line.startswith("measured ")]
-        print(f"  {r.name:<28} {r.status:<8} {r.seconds:7.1f} s  {first}")
+        print(f"  {r.name:<28} {status_text(r.status, r.targets):<26} {r.seconds:7.1f} s  {first}")
         for line in counts:
             print(f"      {line}")
+        for t in missed(r.targets):
+            print(f"      missed: {t}")
     print(f"wrote {out / 'README.md'}")
     return 1 if any(r.status == "failed" for r in results) else 0
 

@@ -35,8 +35,11 @@ callee typed inside another kernel).
 
 Laziness: nothing is hashed, created or read at import. The folder is chosen
 at the first kernel call of a process. At the first compilation of a process
-(a cache miss) one line on stderr says that kernels are being compiled, and
-older cache folders are pruned (see :func:`_prune`).
+(a cache miss) one line on stderr says that kernels are being compiled,
+naming the group (the module, such as ``liedyn.inverse``) and the kernel
+compiled first, and older cache folders are pruned (see :func:`_prune`);
+every later group compiled in that process gets one short line of its own,
+so a long first call says what it is waiting for.
 """
 
 import glob
@@ -79,6 +82,7 @@ _folder_chosen = False
 _announce = True          # print the first-compilation notice
 _first_compile_done = False
 _compiled = 0             # kernels compiled (cache misses) in this process
+_groups_announced = set()  # modules whose compilation was announced
 _warned = set()
 
 
@@ -242,20 +246,32 @@ def _owned_dir(st):
     return stat.S_ISDIR(st.st_mode) and (_UID is None or st.st_uid == _UID)
 
 
-def _first_compile(folder):
-    """Once per process, at the first cache miss: prune, then say what is happening."""
+def _group(py_func):
+    """The kernel group of a kernel: its module."""
+    return getattr(py_func, "__module__", None) or "?"
+
+
+def _first_compile(folder, py_func):
+    """At a cache miss: once per process prune and say what is happening
+    (naming the kernel's group), then one short line per further group."""
     global _first_compile_done
-    if _first_compile_done:
+    group, name = _group(py_func), getattr(py_func, "__name__", "?")
+    first = not _first_compile_done
+    if first:
+        _first_compile_done = True
+        if folder is not None:
+            _prune(folder)
+    if not _announce or group in _groups_announced:
         return
-    _first_compile_done = True
-    if folder is not None:
-        _prune(folder)
-    if not _announce:
+    _groups_announced.add(group)
+    if not first:
+        print(f"liedyn: compiling the {group} kernels ({name} first)", file=sys.stderr,
+              flush=True)
         return
     where = (f"cached in {folder} for later processes" if folder is not None else
              "not cached (no usable cache folder), so every process compiles them again")
-    print(f"liedyn: compiling numba kernels on first use: 5 to 40 s per algorithm, "
-          f"{_COMPILE_SECONDS} for all of them; {where}. "
+    print(f"liedyn: compiling numba kernels on first use, now the {group} kernels ({name} "
+          f"first): 5 to 40 s per algorithm, {_COMPILE_SECONDS} for all of them; {where}. "
           f"`python -m liedyn.compile` compiles them all ahead of time.",
           file=sys.stderr, flush=True)
 
@@ -317,7 +333,7 @@ if HAVE_NUMBA:
         Opens the kernel's files in :func:`cache_folder` on first use; a load
         or save that fails discards the kernel's entries (one warning per
         folder) so that numba compiles and saves it afresh; counts misses and
-        runs :func:`_first_compile` at the first one.
+        runs :func:`_first_compile` at each one.
         """
 
         def __init__(self, py_func):
@@ -359,7 +375,7 @@ if HAVE_NUMBA:
                     self._discard(exc, "unreadable compiled kernels", "recompiling them")
             if cres is None:
                 _compiled += 1
-                _first_compile(cache_folder())
+                _first_compile(cache_folder(), self._py_func)
             return cres
 
         def save_overload(self, sig, data):

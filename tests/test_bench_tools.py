@@ -154,6 +154,7 @@ def test_helpers_and_the_modules_tests_import_load_without_plotting():
     code = ("import sys\n"
             "import experiments._fit, experiments._table, experiments._provenance\n"
             "import experiments._timing, experiments._readme, experiments._assumptions\n"
+            "import experiments._targets\n"
             "import experiments.reproduce, experiments.aerial_manipulator\n"
             "import experiments.roundtrip_growth\n"
             "bad = sorted(m for m in ('matplotlib', 'tqdm') if m in sys.modules)\n"

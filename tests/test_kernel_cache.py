@@ -284,17 +284,45 @@ def test_older_cache_folders_are_pruned(tmp_path):
 # ------------------------------------------- first-compile notice, ahead of time --
 
 def test_first_compilation_is_announced_once(tmp_path):
-    """A cold cache prints one line naming the cache folder and the way to
-    compile ahead of time; a warm one prints nothing."""
+    """A cold cache prints one line naming the cache folder, the kernel group
+    being compiled and the way to compile ahead of time; a warm one prints
+    nothing."""
     xdg, tmp = dirs(tmp_path)
     stderr = run_exp(xdg, tmp)
     lines = [line for line in stderr.splitlines() if NOTICE in line]
     assert len(lines) == 1, stderr
     assert str(xdg / "liedyn" / "numba-") in lines[0] and "python -m liedyn.compile" in lines[0]
+    assert " kernels (" in lines[0] and "liedyn.se3 kernels" in stderr, stderr
+    compiling = [line for line in stderr.splitlines() if line.startswith("liedyn: compiling")]
+    assert len(compiling) == len(set(compiling)) == len(stderr.splitlines()), stderr
     st = os.stat(xdg / "liedyn")
     assert st.st_mode & 0o077 == 0, oct(st.st_mode)   # created private
 
     assert run_exp(xdg, tmp) == ""
+
+
+def test_each_kernel_group_compiled_says_so_once(tmp_path):
+    """A first call that compiles several groups (inverse dynamics: its
+    kernels and the kinematics, workspace and checks ones it calls) prints
+    the notice once, naming the first group, then one short line per further
+    group, so that a long first call says what it is compiling."""
+    xdg, tmp = dirs(tmp_path)
+    code = textwrap.dedent("""
+        import numpy as np
+        import liedyn
+        from models.trees import benchmark_tree
+        m = benchmark_tree(2, 3)
+        rng = np.random.default_rng(0)
+        liedyn.inverse_dynamics(m, None, rng.normal(size=(3, 6)), rng.normal(size=(4, m.n_joints)), 1)
+    """)
+    out = run(["-c", code], xdg, tmp)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = [line for line in out.stderr.splitlines() if line.startswith("liedyn: compiling")]
+    assert sum(NOTICE in line for line in lines) == 1 and NOTICE in lines[0], out.stderr
+    groups = [line.split(" kernels (")[0].split()[-1] for line in lines]
+    assert len(groups) == len(set(groups)) and "liedyn.inverse" in groups, out.stderr
+    assert all(len(line) < 100 for line in lines[1:]), out.stderr
+    assert run(["-c", code], xdg, tmp).stderr == ""
 
 
 GROUPS = ["inverse dynamics", "forward dynamics"]   # a cold compile of all takes minutes

@@ -1,9 +1,11 @@
 """experiments.reproduce: a missing study is skipped, a failing one reported;
 the README states per study when, where and at which code version it ran,
 keeps the studies of earlier runs when a subset reruns, and lists every
-study's output, figures and CSV tables; every study module takes ``--out``
-(its ``main`` runs through the fake module here, the real studies in the
-main job)."""
+study's output, figures and CSV tables; a study's targets (rows of its CSV
+marked met or missed) are counted in its status and the missed ones listed;
+the speed paragraph lives in ``paper_figures/README.md`` and the top-level
+README is never rewritten; every study module takes ``--out`` (its ``main``
+runs through the fake module here, the real studies in the main job)."""
 
 import json
 import sys
@@ -11,7 +13,7 @@ import types
 
 import pytest
 
-from experiments import _readme, reproduce
+from experiments import _readme, _targets, reproduce
 from tests.helpers import ROOT, run_python
 
 
@@ -57,6 +59,8 @@ def test_studies_run_and_are_summarised_with_their_provenance(tmp_path, monkeypa
     assert "| a | b |" in text                      # provenance columns stated above, not repeated
     assert "Values the paper does not print" in text and "cant angle" in text
     assert "Every figure and CSV below is regenerated" not in text
+    from experiments._provenance import memory_gb, memory_text
+    assert memory_gb() > 0.1 and f"this machine's {memory_text()} (shared" in text
 
 
 def test_a_subset_run_keeps_the_other_studies(tmp_path, monkeypatch):
@@ -89,18 +93,85 @@ def test_every_study_takes_out_and_full():
         assert "--out" in text and "--full" in text, name
 
 
-def test_readme_speed_paragraph_is_what_the_committed_tables_give():
-    """The top-level README's speed paragraph cannot drift from the CSVs:
-    it must be what :mod:`experiments._readme` writes from them."""
-    text = (ROOT / "README.md").read_text()
+def test_targets_are_read_from_either_row_form():
+    rows = [dict(section="targets", quantity="ID r=0 / rnea (limit 3)", value="2.7", unit="met"),
+            dict(section="targets", quantity="FD r=5 / aba (limit 3.3)", value="3.8",
+                 unit="missed"),
+            dict(section="N=101", quantity="ID r=0", value="19", unit="us")]
+    assert _targets.targets_in(rows) == [("ID r=0 / rnea (limit 3)", True),
+                                         ("FD r=5 / aba (limit 3.3)", False)]
+    rows = [dict(robot="talos", function="mass_matrix", workspace="yes", met="no"),
+            dict(robot="talos", function="mass_matrix", workspace="no", met=""),
+            dict(robot="talos", function="gravity_vector", workspace="yes", met="yes",
+                 target="2.000000e+00")]
+    assert _targets.targets_in(rows) == [("talos, mass_matrix", False),
+                                         ("talos, gravity_vector (limit 2)", True)]
+    assert _targets.status_text("ok", []) == "ok"
+    assert _targets.status_text("ok", [["a", True], ["b", False]]) == "ok, 1 of 2 targets met"
+    assert _targets.status_text("failed", [["a", True]]) == "failed"
+
+
+def test_missed_targets_are_reported_in_the_status_and_the_readme(tmp_path, monkeypatch, capsys):
+    def main(argv):
+        (tmp_path / "aims.csv").write_text(
+            "machine,code,section,quantity,value,unit\n"
+            "host,abc,targets,fast enough (limit 2),1.5,met\n"
+            "host,abc,targets,small enough (limit 1),1.2,missed\n"
+            "host,abc,N=7,other,3,us\n")
+        (tmp_path / "more.csv").write_text("robot,function,met\ntalos,crba,yes\n")
+
+    monkeypatch.setitem(sys.modules, "experiments.fake_aims",
+                        types.SimpleNamespace(main=main, __spec__=object()))
+    monkeypatch.setattr(reproduce, "STUDIES", (("fake_aims", "a study with targets", False),))
+    assert reproduce.main(["--out", str(tmp_path)]) == 0      # missed targets do not fail it
+    summary = capsys.readouterr().out.split("=== summary")[-1]
+    assert "ok, 2 of 3 targets met" in summary and "missed: small enough (limit 1)" in summary
+    log = reproduce.load_log(tmp_path)
+    assert log["fake_aims"]["status"] == "ok" and len(log["fake_aims"]["targets"]) == 3
+    text = (tmp_path / "README.md").read_text()
+    assert "| `fake_aims` | a study with targets | ok, 2 of 3 targets met |" in text
+    assert "Targets missed: small enough (limit 1)." in text
+
+
+def test_readme_records_without_targets_still_render(tmp_path):
+    """Log records written before targets were recorded have no ``targets``."""
+    record = vars(reproduce.StepResult("old", "an old study", "ok", 1.0, started="then",
+                                       machine="host", code="abc"))
+    del record["targets"]
+    reproduce.write_readme({"old": record}, out_dir=tmp_path)
+    assert "| `old` | an old study | ok | then | `abc` |" in (tmp_path / "README.md").read_text()
+
+
+def test_speed_paragraph_is_what_the_committed_tables_give():
+    """The speed paragraph of ``paper_figures/README.md`` cannot drift from the
+    CSVs: it must be what :mod:`experiments._readme` writes from them."""
+    text = (ROOT / "paper_figures" / "README.md").read_text()
     assert _readme.block(text, "speed") == _readme.paragraph_from(ROOT / "paper_figures"), \
-        "README.md's speed paragraph differs from paper_figures/bench_speed.csv: rerun " \
-        "python -m experiments.reproduce --only bench_speed (it rewrites both)"
+        "paper_figures/README.md's speed paragraph differs from paper_figures/bench_speed.csv: " \
+        "rerun python -m experiments.reproduce --only bench_speed (it rewrites both)"
 
 
-def test_replace_block_rewrites_only_the_marked_lines():
-    text = "a\n<!-- speed:begin -->\nold\ntext\n<!-- speed:end -->\nb\n"
-    assert _readme.replace_block(text, "speed", "new") == \
-        "a\n<!-- speed:begin -->\nnew\n<!-- speed:end -->\nb\n"
+def test_the_top_level_readme_points_to_the_measured_numbers(tmp_path):
+    """The main job leaves ``README.md`` alone: no generated block, a pointer to
+    ``paper_figures/README.md`` and the command that measures; a README written
+    into another folder carries the paragraph when that folder has the CSVs."""
+    text = (ROOT / "README.md").read_text()
+    speed = text.split("## Speed", 1)[1].split("\n## ", 1)[0]
+    assert "<!-- speed:begin -->" not in text
+    assert "(paper_figures/README.md)" in speed and "python -m experiments.bench_speed" in speed
+    for name in ("bench_speed.csv", "bench_summary.csv", "bench_closed_form.csv"):
+        (tmp_path / name).write_bytes((ROOT / "paper_figures" / name).read_bytes())
+    reproduce.write_readme({}, out_dir=tmp_path)
+    written = (tmp_path / "README.md").read_text()
+    assert _readme.block(written, "speed") == _readme.paragraph_from(tmp_path)
+    (tmp_path / "empty").mkdir()
+    reproduce.write_readme({}, out_dir=tmp_path / "empty")
+    assert "speed:begin" not in (tmp_path / "empty" / "README.md").read_text()
+
+
+def test_marked_block_reads_back():
+    text = "a\n" + _readme.marked("speed", "new\ntext") + "\nb\n"
+    assert text == "a\n<!-- speed:begin -->\nnew\ntext\n<!-- speed:end -->\nb\n"
+    assert _readme.block(text, "speed") == "new\ntext"
     with pytest.raises(ValueError, match="block"):
-        _readme.replace_block("no markers", "speed", "new")
+        _readme.block("no markers", "speed")
