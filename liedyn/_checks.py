@@ -110,12 +110,14 @@ def check_motion_jet(x, name, rows, cols):
     least that many rows (the rule of :func:`is_motion_jet`)."""
     a = as_array(x, name, allow_nonfinite=True)
     if a.ndim != 2 or a.shape[0] < rows or a.shape[1] != cols:
-        raise ValueError(f"{name}: expected a jet of {rows} rows or more and {cols} columns, "
-                         f"shape ({rows}, {cols}) (row k = k-th time derivative; rows past "
-                         f"the first {rows} are not read), got {a.shape}")
+        raise ValueError(f"{name}: expected a jet of {counted(rows, 'row')} or more and "
+                         f"{counted(cols, 'column')}, shape ({rows}, {cols}) (row k = k-th "
+                         f"time derivative; rows past the first {counted(rows, 'row')} are "
+                         f"not read), got {a.shape}")
     a = a[:rows]
     if not _all_finite(a.reshape(-1)):
-        raise ValueError(f"{name}: contains NaN or infinite values in its first {rows} rows")
+        raise ValueError(f"{name}: contains NaN or infinite values in its first "
+                         f"{counted(rows, 'row')}")
     return a
 
 
@@ -255,6 +257,11 @@ def check_configuration(model, C0, q0):
 
 
 # ------------------------------------------------------------ Python side --
+
+def counted(n, noun, plural=None):
+    """``"1 joint"``, ``"2 joints"``: ``n`` and the noun in the number it takes."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
 
 def _check_rotation_block(C, name, group):
     """Raise unless ``C[:3, :3]`` is a rotation; return the last-row defect."""

@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, \
+from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, counted, \
     status_message
 from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
@@ -573,7 +573,7 @@ class Trajectory:
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
             raise TypeError(f"k: expected an int, got {type(k).__name__}")
         if not -T <= k < T:
-            raise IndexError(f"k: sample {k} out of range for {T} samples")
+            raise IndexError(f"k: sample {k} out of range for {counted(T, 'sample')}")
         return State(self.base_pose[k], self.base_twist[k, 0], self.q[k, 0], self.q[k, 1],
                      self.extra[k])
 
@@ -586,7 +586,8 @@ class Trajectory:
         return V, q
 
     def __repr__(self):
-        return (f"Trajectory({len(self)} samples, t = {self.time[0] if len(self) else '…'}"
+        return (f"Trajectory({counted(len(self), 'sample')}, "
+                f"t = {self.time[0] if len(self) else '…'}"
                 f"..{self.time[-1] if len(self) else '…'}, steps={self.steps}, "
                 f"rejected={self.rejected}, evaluations={self.evaluations})")
 
@@ -644,7 +645,7 @@ class _Progress:
         done = 1.0 if span <= 0.0 else (t - self.t0) / span
         rate = steps / max(now - self.start, 1e-9)
         print(f"\rsimulate: t = {t:.6g} / {self.t1:.6g} s ({100 * done:5.1f} %), "
-              f"{steps} steps, {rate:.0f} steps/s", end="", file=sys.stderr, flush=True)
+              f"{counted(steps, 'step')}, {rate:.0f} steps/s", end="", file=sys.stderr, flush=True)
 
     def close(self):
         if self.bar is not None:
@@ -741,7 +742,7 @@ class _Run:
         for name, a in (("q", q), ("qd", qd)):
             if a.shape != (n,):
                 raise ValueError(f"state0.{name}: expected shape ({n},) for the model's "
-                                 f"{n} joints, got {a.shape}")
+                                 f"{counted(n, 'joint')}, got {a.shape}")
         if not self.floating and np.any(V):
             raise ValueError("state0.base_twist: a fixed base does not move; pass None or zeros")
         self.m = z.shape[0]
