@@ -47,8 +47,8 @@ from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
 from .model import _frozen, check_model
 from .results import _freeze, _frozen_setattr
-from .se3 import _dexp_inv_into, _exp_se3_into, shift_twist, shift_wrench, unshift_twist, \
-    unshift_wrench
+from .se3 import _dexp_inv_into, _exp_se3_into, _shift_twist, _shift_wrench, _unshift_twist, \
+    _unshift_wrench
 from .workspace import Workspace
 
 __all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError"]
@@ -179,9 +179,9 @@ def _point(sim, i, h, base_ref, want):
     for r in range(3):
         s[4 * r + 3] += o[r]
     if base_ref:                                   # about p = o + C[:3, 3]
-        shift_twist(x[:6], C[:3, 3], s[16:22])
+        _shift_twist(x[:6], C[:3, 3], s[16:22])
     else:                                          # about the world origin
-        unshift_twist(x[:6], o, s[16:22])
+        _unshift_twist(x[:6], o, s[16:22])
     for k in range(6, nx):
         s[16 + k] = x[k]
     return s
@@ -206,17 +206,17 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
             if not _all_finite(W_u.reshape(-1)):
                 return 2
             if base_ref:                           # about p = o + pt
-                unshift_wrench(W_u, pt, sim.Wb[0])
+                _unshift_wrench(W_u, pt, sim.Wb[0])
             else:                                  # about the world origin
-                shift_wrench(W_u, o, sim.Wb[0])
+                _shift_wrench(W_u, o, sim.Wb[0])
     if Wa_u.shape[0] != 0:
         if not _all_finite(Wa_u.reshape(-1)):
             return 3
         for j in range(Wa_u.shape[0]):
             if base_ref:
-                unshift_wrench(Wa_u[j], pt, sim.Wa[0, j])
+                _unshift_wrench(Wa_u[j], pt, sim.Wa[0, j])
             else:
-                shift_wrench(Wa_u[j], o, sim.Wa[0, j])
+                _shift_wrench(Wa_u[j], o, sim.Wa[0, j])
     if z_u.shape[0] != 0:
         if not _all_finite(z_u.reshape(-1)):
             return 4
@@ -274,7 +274,7 @@ def _commit(sim, bound):
         for c in range(3):
             sim.R[r, c] = C[r, c]
     sim.xn[:] = x
-    shift_twist(x[:6], C[:3, 3], sim.xn[:6])       # V₀ about the new origin
+    _shift_twist(x[:6], C[:3, 3], sim.xn[:6])       # V₀ about the new origin
     for r in range(3):
         o[r] += C[r, 3]
     return 0, -1
@@ -286,7 +286,7 @@ def _reuse_last_stage(sim, pt):
     the next step's first stage, its ``V̇₀`` re-taken about the new origin
     (``pt`` is the step's displacement of the base origin)."""
     F = sim.F
-    shift_twist(F[4, :6], pt, F[0, :6])
+    _shift_twist(F[4, :6], pt, F[0, :6])
     F[0, 6:] = F[4, 6:]
     sim.K[0, :] = sim.xn[:6]
 
@@ -338,8 +338,8 @@ def _record(sim, rec, k, t, base_ref, n):
         rec.base_twist[k, 0] = xn[:6]
         rec.base_acceleration[k] = F0[:6]
     else:
-        unshift_twist(xn[:6], o, rec.base_twist[k, 0])
-        unshift_twist(F0[:6], o, rec.base_acceleration[k])
+        _unshift_twist(xn[:6], o, rec.base_twist[k, 0])
+        _unshift_twist(F0[:6], o, rec.base_acceleration[k])
     rec.q[k, 0] = xn[6:6 + n]
     rec.q[k, 1] = xn[6 + n:6 + 2 * n]
     rec.extra[k] = xn[6 + 2 * n:]
@@ -752,7 +752,7 @@ class _Run:
             if self.base_ref:
                 self.x_init[:6] = V
             else:                                  # about the base origin (SPEC §1)
-                shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
+                _shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
 
     def _buffers(self):
         n, N, m = self.n, self.N, self.m

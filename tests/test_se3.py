@@ -1,20 +1,27 @@
-"""SE(3) identities on random elements, near-identity and near-π rotations.
+"""SE(3) identities on random elements, near-identity and near-π rotations;
+the public API of ``liedyn.se3``; quaternions, ``project`` and the pose check.
 
 References are independent of liedyn's closed forms: ``scipy.linalg.expm``
 of the 4×4 / 6×6 matrices, mpmath at 40 digits for the small-angle branch,
-and the spatial inertia of a cloud of point masses summed from kinetic energy.
+the spatial inertia of a cloud of point masses summed from kinetic energy,
+and scipy's and Pinocchio's quaternions.
 """
+
+import re
 
 import mpmath
 import numpy as np
+import pinocchio as pin
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import expm
+from scipy.spatial.transform import Rotation
 
-from liedyn import se3
+import liedyn
+from liedyn import ModelBuilder, Revolute, se3
 from liedyn.se3 import SMALL_ANGLE
-from tests.helpers import assert_close
+from tests.helpers import ROOT, assert_close
 
 EPS = np.finfo(float).eps
 
@@ -525,3 +532,31 @@ def test_dexp_inv_refuses_angles_beyond_its_domain_and_bad_twists():
             fn(np.zeros(5))
         with pytest.raises(ValueError, match="^V:"):
             fn([np.nan, 0, 0, 0, 0, 0])
+
+
+# ------------------------------------------------------------ public API --
+
+def _readme_row():
+    """The names in the README function table's ``liedyn.se3`` row."""
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines()
+               if line.startswith("| `liedyn.se3` |"))
+    return re.findall(r"`(\w+)`", row.split("|")[2])
+
+
+def _glossary():
+    """The names in the first column of the module docstring's glossary."""
+    table = se3.__doc__.split("Glossary")[1].split("======\n")[1]
+    return [n for line in table.splitlines() for n in re.findall(r"``(\w+)", line[:24])]
+
+
+def test_public_api_is_exactly_the_documented_one():
+    assert sorted(se3.__all__) == sorted(_readme_row()) == sorted(_glossary())
+    assert len(set(se3.__all__)) == len(se3.__all__)
+    assert dir(se3) == sorted(se3.__all__)
+    for name in se3.__all__:
+        doc = getattr(se3, name).__doc__
+        assert doc and doc.strip(), f"se3.{name} has no docstring"
+    star = {}
+    exec("from liedyn.se3 import *", star)
+    assert sorted(k for k in star if k != "__builtins__") == sorted(se3.__all__)
+
