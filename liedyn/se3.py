@@ -21,7 +21,13 @@ Glossary
 ``inv(C)``, ``compose``  group inverse and product
 ``transform_inertia``   ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``
 ``spatial_inertia``     body inertia from mass, CoM and rotational inertia
+``rotation_from_quat``  ``R`` of a quaternion, component order ``"wxyz"`` or ``"xyzw"``
+``quat_from_rotation``  its inverse, the unit quaternion with ``w ≥ 0``
+``project(X)``          nearest rotation (pose) to a nearly orthonormal matrix
+``check_pose(C)``       the pose check every function applies (``max |RᵀR − I| ≤ 1e-6``)
 ======================  =====================================================
+
+The last four are batched over leading axes; the rest take one element.
 
 Public functions validate their arguments and return new arrays. The
 ``_``-prefixed kernels below them do no checking and are compiled with numba;
@@ -31,7 +37,9 @@ the recursions call those.
 import numpy as np
 
 from ._jit import njit as _njit
+from ._checks import POSE_TOL as _POSE_TOL
 from ._checks import as_array as _as_array
+from ._checks import check_last_row as _check_last_row
 from ._checks import check_pose as _check_pose
 from ._checks import check_rotation as _check_rotation
 from ._checks import check_twist as _check_twist
@@ -39,6 +47,7 @@ from ._checks import check_twist as _check_twist
 __all__ = [
     "hat", "vee", "exp", "log", "exp_so3", "log_so3", "Ad", "ad", "coad",
     "inv", "compose", "transform_inertia", "spatial_inertia", "dexp", "dexp_inv",
+    "rotation_from_quat", "quat_from_rotation", "project", "check_pose",
 ]
 
 
@@ -612,3 +621,159 @@ def spatial_inertia(mass, com, inertia_at_com):
         out[3:, 3:] = m * np.eye(3)
     return _finite(out, "mass, com")
 
+
+# ---------------------------------------------- rotations and quaternions --
+
+# Positions of w, x, y, z in a quaternion of each component order.
+_QUAT_ORDERS = {"wxyz": [0, 1, 2, 3], "xyzw": [3, 0, 1, 2]}
+
+
+def _quat_order(order):
+    if not isinstance(order, str):
+        raise TypeError(f"order: expected 'wxyz' or 'xyzw', got {type(order).__name__}")
+    if order not in _QUAT_ORDERS:
+        raise ValueError(f"order: expected 'wxyz' or 'xyzw', got {order!r}")
+    return _QUAT_ORDERS[order]
+
+
+def _stack(x, name, tail):
+    """``x`` as a float64 array of shape ``tail`` or ``(..., *tail)``."""
+    a = _as_array(x, name)
+    if a.shape[max(a.ndim - len(tail), 0):] != tail:
+        dims = ", ".join(map(str, tail))
+        raise ValueError(f"{name}: expected shape ({dims}) or a stack (..., {dims}), "
+                         f"got {a.shape}")
+    return a
+
+
+def _at(name, index):
+    """``name`` of one element of a stack: ``R[2, 0]`` (``R`` itself unstacked)."""
+    return f"{name}[{', '.join(map(str, index))}]" if index else name
+
+
+def _failing(ok):
+    """Indices of the elements of a stack whose ``ok`` is False."""
+    return map(tuple, np.argwhere(~np.asarray(ok)))
+
+
+def _orthonormality(X):
+    """``(max |RᵀR − I|, det R)`` of each 3×3 rotation block of a stack."""
+    R = X[..., :3, :3]
+    err = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
+    return err, np.linalg.det(R)
+
+
+def _last_row_defect(C):
+    return np.abs(C[..., 3, :] - np.array([0.0, 0.0, 0.0, 1.0])).max(axis=-1)
+
+
+def check_pose(C, name="C"):
+    """``C`` as a float64 array if it is a pose ``(4, 4)``, or a stack of poses
+    ``(..., 4, 4)``; otherwise a ``ValueError`` naming ``name`` (and the element).
+
+    The check every liedyn function applies to the poses it is given (base
+    poses, body origins, frame offsets, IK targets): a rotation block with
+    ``det R > 0`` and ``max |RᵀR − I| ≤ 1e-6``, and last row ``(0, 0, 0, 1)``
+    to ``1e-6``. The tolerance admits float32 poses (ROS messages,
+    estimators); an accepted defect ``δ`` adds a relative error ``O(δ)`` to
+    the results (SPEC §1). A refusal states the measured defect and the
+    tolerance, and names the repair, :func:`project`.
+    """
+    C = _stack(C, name, (4, 4))
+    err, det = _orthonormality(C)
+    for i in _failing((err <= _POSE_TOL) & (det > 0.0) & (_last_row_defect(C) <= _POSE_TOL)):
+        _check_pose(C[i], _at(name, i))
+    return C
+
+
+def _check_rotations(R, name):
+    R = _stack(R, name, (3, 3))
+    err, det = _orthonormality(R)
+    for i in _failing((err <= _POSE_TOL) & (det > 0.0)):
+        _check_rotation(R[i], _at(name, i))
+    return R
+
+
+def project(X):
+    """Nearest rotation ``(..., 3, 3)`` or pose ``(..., 4, 4)`` to ``X``.
+
+    For ``M = U Σ Vᵀ`` with ``det M > 0`` (the rotation block of a pose) the
+    result is ``U Vᵀ``, the rotation nearest to ``M`` in the Frobenius norm
+    (the orthogonal factor of its polar decomposition); a pose keeps its
+    translation and gets the last row ``(0, 0, 0, 1)``. It repairs float32
+    rounding and drift, is the identity on rotations up to float64 rounding,
+    and moves a matrix with ``max |MᵀM − I| = δ`` by at most ``3δ``. Refused
+    with a ``ValueError``: ``det M ≤ 0`` (a reflection or a singular matrix,
+    no rotation is near it) and a last row off ``(0, 0, 0, 1)`` by more than
+    ``1e-6`` (a transposed pose).
+    """
+    X = _as_array(X, "X")
+    if X.ndim < 2 or X.shape[-2:] not in ((3, 3), (4, 4)):
+        raise ValueError(f"X: expected shape (3, 3) or (4, 4), or a stack of them, "
+                         f"got {X.shape}")
+    out = X.copy()
+    if X.shape[-1] == 4:
+        row = _last_row_defect(X)
+        for i in _failing(row <= _POSE_TOL):
+            _check_last_row(X[i], _at("X", i), row[i])
+        out[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
+    det = np.asarray(np.linalg.det(X[..., :3, :3]))
+    for i in _failing(det > 0.0):
+        raise ValueError(f"{_at('X', i)}: det = {det[i]:.3g} ≤ 0, a reflection or a singular "
+                         f"matrix (left-handed axes?): no rotation is near it")
+    U, _, Vt = np.linalg.svd(X[..., :3, :3])
+    U[..., :, 2] *= np.sign(np.linalg.det(U @ Vt))[..., None]       # det +1 despite rounding
+    out[..., :3, :3] = U @ Vt
+    return out
+
+
+def rotation_from_quat(q, *, order):
+    """Rotation matrix of a quaternion, ``(..., 4) → (..., 3, 3)``.
+
+    ``order`` names the component order, and is required because both are
+    common: ``"wxyz"`` (scalar first: MuJoCo, Eigen's constructor) or
+    ``"xyzw"`` (scalar last: ROS messages, scipy, Pinocchio's ``coeffs()``).
+    Hamilton convention, ``R v`` is ``q v q*``; ``q`` and ``−q`` give the same
+    ``R``. ``q`` is normalised first, so a float32 or slightly unnormalised
+    quaternion gives a rotation exact to float64 rounding; a zero quaternion
+    is refused.
+    """
+    q = _stack(q, "q", (4,))[..., _quat_order(order)]
+    scale = np.abs(q).max(axis=-1)
+    for i in _failing(scale > 0.0):
+        raise ValueError(f"{_at('q', i)}: the zero quaternion is not a rotation")
+    q = q / scale[..., None]
+    w, x, y, z = np.moveaxis(q / np.linalg.norm(q, axis=-1)[..., None], -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+def quat_from_rotation(R, *, order):
+    """Unit quaternion of a rotation, ``(..., 3, 3) → (..., 4)``, in the
+    component order ``order`` (``"wxyz"`` or ``"xyzw"``, required; see
+    :func:`rotation_from_quat`, which it inverts), with ``w ≥ 0``.
+
+    Each ``R`` must pass the pose check of :func:`check_pose`
+    (:func:`project` repairs one that does not). The quaternion is read from
+    the row of ``K = 4 q qᵀ`` (in ``w, x, y, z``) with the largest diagonal
+    entry, which is at least 1: accurate at every angle, ``π`` included.
+    """
+    idx = _quat_order(order)
+    R = _check_rotations(R, "R")
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = (
+        [R[..., i, k] for k in range(3)] for i in range(3))
+    K = np.moveaxis(np.array([
+        [1 + r00 + r11 + r22, r21 - r12, r02 - r20, r10 - r01],
+        [r21 - r12, 1 + r00 - r11 - r22, r01 + r10, r02 + r20],
+        [r02 - r20, r01 + r10, 1 - r00 + r11 - r22, r12 + r21],
+        [r10 - r01, r02 + r20, r12 + r21, 1 - r00 - r11 + r22]]), (0, 1), (-2, -1))
+    pivot = np.argmax(np.diagonal(K, axis1=-2, axis2=-1), axis=-1)
+    q = np.take_along_axis(K, pivot[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1)[..., None]
+    q *= np.where(q[..., :1] < 0.0, -1.0, 1.0)
+    out = np.empty_like(q)
+    out[..., idx] = q
+    return out
