@@ -29,10 +29,19 @@ import numpy as np
 
 from ._jit import njit
 
-# A pose is accepted as rigid when ‖RᵀR − I‖ and the last-row error are below
-# this: loose enough for poses composed from a few hundred float64 products,
-# tight enough to reject a scaled or sheared matrix.
-POSE_TOL = 1e-8
+# A pose is accepted as rigid when max |RᵀR − I| and the last-row error are at
+# most POSE_TOL. Float32 data sets the scale: a rotation stored in float32 or
+# computed in float32 from a normalised quaternion (ROS messages, estimators)
+# has |RᵀR − I| of a few 1e-8 to a few 1e-7 (float32 eps = 1.2e-7), and 1e-6
+# accepts it with margin; a scaled or sheared matrix (scale error s gives 2s)
+# beyond float32 rounding is refused, with a message naming
+# liedyn.se3.project. What an accepted defect δ costs: the algorithms use R as
+# given, and such an R is a rotation to O(δ) (its nearest rotation,
+# se3.project, is within 3δ of it in the spectral norm), so results carry an
+# extra relative error O(δ): none that matters for float64 poses (δ ~ 1e-15),
+# up to ~1e-6 for float32 ones, the precision they came with. Refusing them
+# instead (the former 1e-8) gave no accuracy the data had.
+POSE_TOL = 1e-6
 
 _F64 = np.dtype(np.float64)
 _ndarray = np.ndarray
@@ -110,12 +119,14 @@ def check_motion_jet(x, name, rows, cols):
     least that many rows (the rule of :func:`is_motion_jet`)."""
     a = as_array(x, name, allow_nonfinite=True)
     if a.ndim != 2 or a.shape[0] < rows or a.shape[1] != cols:
-        raise ValueError(f"{name}: expected a jet of {rows} rows or more and {cols} columns, "
-                         f"shape ({rows}, {cols}) (row k = k-th time derivative; rows past "
-                         f"the first {rows} are not read), got {a.shape}")
+        raise ValueError(f"{name}: expected a jet of {counted(rows, 'row')} or more and "
+                         f"{counted(cols, 'column')}, shape ({rows}, {cols}) (row k = k-th "
+                         f"time derivative; rows past the first {counted(rows, 'row')} are "
+                         f"not read), got {a.shape}")
     a = a[:rows]
     if not _all_finite(a.reshape(-1)):
-        raise ValueError(f"{name}: contains NaN or infinite values in its first {rows} rows")
+        raise ValueError(f"{name}: contains NaN or infinite values in its first "
+                         f"{counted(rows, 'row')}")
     return a
 
 
@@ -256,17 +267,28 @@ def check_configuration(model, C0, q0):
 
 # ------------------------------------------------------------ Python side --
 
+def counted(n, noun, plural=None):
+    """``"1 joint"``, ``"2 joints"``: ``n`` and the noun in the number it takes."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def _check_rotation_block(C, name, group):
-    """Raise unless ``C[:3, :3]`` is a rotation; return the last-row defect."""
+    """Raise unless ``C[:3, :3]`` is a rotation to ``POSE_TOL``; return the last-row defect."""
     err, det, row = pose_defect(C)
-    if err > POSE_TOL or det < 0.0:
-        raise ValueError(f"{name}: not in {group}: rotation block is not orthonormal "
-                         f"with det +1 (‖RᵀR − I‖∞ = {err:.2e}, det = {det:.3g})")
+    if not det > 0.0:
+        raise ValueError(f"{name}: not in {group}: rotation block has det = {det:.3g} ≤ 0, "
+                         f"a reflection or a singular matrix (left-handed axes?), "
+                         f"not a rotation")
+    if err > POSE_TOL:
+        fix = "pose" if group == "SE(3)" else "rotation"
+        raise ValueError(f"{name}: not in {group}: rotation block is not orthonormal: "
+                         f"max |RᵀR − I| = {err:.2e} exceeds the tolerance {POSE_TOL:g}; "
+                         f"liedyn.se3.project({name}) returns the nearest {fix}")
     return row
 
 
 def check_rotation(R, name):
-    """A 3×3 rotation matrix (orthonormal, det +1)."""
+    """A 3×3 rotation matrix (orthonormal to ``POSE_TOL``, det +1)."""
     R = as_array(R, name, shape=(3, 3))
     C = np.eye(4)
     C[:3, :3] = R
@@ -274,12 +296,17 @@ def check_rotation(R, name):
     return R
 
 
-def check_pose(C, name):
-    """A 4×4 rigid transform (rotation with det +1, last row 0 0 0 1)."""
-    C = as_array(C, name, shape=(4, 4))
-    row = _check_rotation_block(C, name, "SE(3)")
+def check_last_row(C, name, row):
+    """Raise unless the last-row defect ``row`` of the 4×4 ``C`` is within ``POSE_TOL``."""
     if row > POSE_TOL:
-        raise ValueError(f"{name}: not in SE(3): last row must be (0, 0, 0, 1), got {C[3]}")
+        raise ValueError(f"{name}: not in SE(3): last row must be (0, 0, 0, 1), got {C[3]} "
+                         f"(a transposed pose? the translation is the last column)")
+
+
+def check_pose(C, name):
+    """A 4×4 rigid transform (rotation with det +1, last row 0 0 0 1, to ``POSE_TOL``)."""
+    C = as_array(C, name, shape=(4, 4))
+    check_last_row(C, name, _check_rotation_block(C, name, "SE(3)"))
     return C
 
 

@@ -53,7 +53,7 @@ from ._jit import njit
 from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
                       _rot_inertia_order, _spatial_inertia_at)
 from .kinematics import kinematics, screw_twist_order, set_base
-from .se3 import move_inertia, shift_twist, shift_wrench_acc, unshift_wrench
+from .se3 import _move_inertia, _shift_twist, _shift_wrench_acc, _unshift_wrench
 
 # A pivot D_j below PIVOT_RTOL times its magnitude scale is treated as zero.
 # The scale is I_a + Σ_a S_a² M^A_aa + |ω|² tr(M^A_ωω), all about a point on
@@ -162,8 +162,8 @@ def articulated_inertia(model, ws, motion):
         if not driven and not d > PIVOT_RTOL * scale:
             return j
         if x != px or y != py or z != pz:                                     # to x_p
-            move_inertia(MA[j], x - px, y - py, z - pz)
-            unshift_wrench(U[j], (x - px, y - py, z - pz), U[j])
+            _move_inertia(MA[j], x - px, y - py, z - pz)
+            _unshift_wrench(U[j], (x - px, y - py, z - pz), U[j])
         if driven:
             for a in range(6):
                 for b in range(6):
@@ -173,8 +173,8 @@ def articulated_inertia(model, ws, motion):
                 for b in range(6):
                     MA[p, a, b] += MA[j, a, b] - U[j, a] * U[j, b] / d        # SPEC §5: downdate
         if px != 0.0 or py != 0.0 or pz != 0.0:                               # to o
-            move_inertia(MA[j], px, py, pz)
-            unshift_wrench(U[j], (px, py, pz), U[j])
+            _move_inertia(MA[j], px, py, pz)
+            _unshift_wrench(U[j], (px, py, pz), U[j])
     U[0] = 0.0
     return OK
 
@@ -235,7 +235,7 @@ def bias_pass(model, ws, k, q, tau, W_app, motion):
         for i in range(6):
             W[k, j, i] += Pib[k + 1, j, i]                                     # SPEC §5: W^A_{j,k}
         if W_app.shape[0] > 0:
-            shift_wrench_acc(-1.0, W_app[k, j], d, W[k, j])                    # − W_app,j^(k)
+            _shift_wrench_acc(-1.0, W_app[k, j], d, W[k, j])                    # − W_app,j^(k)
         _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                      # − M_j^(k) G
         if j == 0:
             break
@@ -276,13 +276,13 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
     binom, d = ws.binom, ws.d
     if base_motion:
         if Vb.shape[0] > 0:
-            shift_twist(Vb[k + 1], d, V[k + 1, 0])                             # prescribed V₀^(k+1)
+            _shift_twist(Vb[k + 1], d, V[k + 1, 0])                             # prescribed V₀^(k+1)
         else:
             V[k + 1, 0] = 0.0
     else:
         for i in range(6):
             V[k + 1, 0, i] = -W[k, 0, i]
-        shift_wrench_acc(1.0, Wb[k], d, V[k + 1, 0])
+        _shift_wrench_acc(1.0, Wb[k], d, V[k + 1, 0])
         cholesky6_solve(L, V[k + 1, 0])                                        # SPEC §5: V₀^(k+1)
     for j in range(parent.shape[0]):
         if j > 0:
@@ -313,7 +313,7 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
     if not base_motion:
         for i in range(6):
             W[k, 0, i] = 0.0
-        shift_wrench_acc(1.0, Wb[k], d, W[k, 0])
+        _shift_wrench_acc(1.0, Wb[k], d, W[k, 0])
 
 
 @njit

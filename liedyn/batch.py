@@ -25,7 +25,7 @@ import threading
 import numpy as np
 
 from ._checks import (_NO_APPLIED, OK, about_base, as_array, check_applied_slow, check_jet,
-                      check_motion_slow, raise_for)
+                      check_motion_slow, counted, raise_for)
 from ._jit import Kernel, njit
 from .forward import base_wrench_arg, forward_dynamics_kernel
 from .inverse import inverse_dynamics_kernel
@@ -151,10 +151,11 @@ def _batch_arg(x, name, tail, B=None, prefix=False):
             a = np.ascontiguousarray(a)
     if a.ndim != len(tail) + 1 or a.shape[1:] != tuple(tail):
         want = ", ".join(["B"] + [str(t) for t in tail])
-        more = f" (or more than {tail[0]} rows)" if prefix else ""
+        more = f" (or more than {counted(tail[0], 'row')})" if prefix else ""
         raise ValueError(f"{name}: expected shape ({want}){more}, got {a.shape}")
     if B is not None and a.shape[0] != B:
-        raise ValueError(f"{name}: expected {B} samples (the batch size of q), got {a.shape[0]}")
+        raise ValueError(f"{name}: expected {counted(B, 'sample')} (the batch size of q), "
+                         f"got {a.shape[0]}")
     return a
 
 

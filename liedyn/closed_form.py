@@ -66,7 +66,7 @@ from ._jit import Kernel, njit
 from .inertia import _com_init, _com_inertia_init, _gravity_wrench_acc, _spatial_inertia_into
 from .kinematics import kinematics, set_base
 from .model import Model, check_model, check_model_order
-from .se3 import _ad, _coad_acc, shift_wrench, unshift_wrench
+from .se3 import _ad, _coad_acc, _shift_wrench, _unshift_wrench
 from .workspace import binomials, workspace_for
 
 __all__ = [
@@ -279,9 +279,9 @@ def _matrix_to_world(A, d, symmetric):
     nv = A.shape[1]
     for k in range(A.shape[0]):
         for c in range(nv):
-            unshift_wrench(A[k, :6, c], d, A[k, :6, c])
+            _unshift_wrench(A[k, :6, c], d, A[k, :6, c])
         for i in range(6 if symmetric else nv):
-            unshift_wrench(A[k, i, :6], d, A[k, i, :6])
+            _unshift_wrench(A[k, i, :6], d, A[k, i, :6])
         if symmetric:
             for i in range(6):
                 for c in range(i + 1, nv):
@@ -292,7 +292,7 @@ def _matrix_to_world(A, d, symmetric):
 def _vector_to_world(a, d):
     """The base rows of ``a`` ``(K, nv)`` as a wrench about the reference point."""
     for k in range(a.shape[0]):
-        unshift_wrench(a[k, :6], d, a[k, :6])
+        _unshift_wrench(a[k, :6], d, a[k, :6])
 
 
 @njit(inline=True)
@@ -404,7 +404,7 @@ def _closed_form(model, ws, cf, C0, about_base, Vb, q, W_app, r, Mq, Cq, gq, Qq,
     if W_app.shape[0] > 0:
         for k in range(r + 1):
             for j in range(N):
-                shift_wrench(W_app[k, j], ws.d, Wc[k, j])                      # about o
+                _shift_wrench(W_app[k, j], ws.d, Wc[k, j])                      # about o
         _subtree_sums(model.body_parent, Wc)
         _applied_force(r, off, ws.binom, ws.S, Wc, Qq)
     else:

@@ -27,7 +27,7 @@ from ._jit import Kernel, njit
 from .articulated import articulated_body
 from .model import check_model_order
 from .results import ForwardDynamicsResult
-from .se3 import unshift_twist, unshift_wrench
+from .se3 import _unshift_twist, _unshift_wrench
 from .workspace import workspace_for
 
 
@@ -55,10 +55,10 @@ def base_outputs(ws, V_in, Wb, r, base_motion):
         if k < V_in.shape[0]:
             V_out[k] = V_in[k]
         else:
-            unshift_twist(ws.V[k, 0], d, V_out[k])
+            _unshift_twist(ws.V[k, 0], d, V_out[k])
     for k in range(r + 1):
         if base_motion:
-            unshift_wrench(ws.W[k, 0], d, W0[k])
+            _unshift_wrench(ws.W[k, 0], d, W0[k])
         else:
             W0[k] = Wb[k]
 

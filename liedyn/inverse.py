@@ -31,7 +31,7 @@ from .inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from .kinematics import kinematics, set_base
 from .model import check_model_order
 from .results import InverseDynamicsResult
-from .se3 import shift_wrench_acc, unshift_wrench
+from .se3 import _shift_wrench_acc, _unshift_wrench
 from .workspace import workspace_for
 
 
@@ -49,7 +49,7 @@ def _outward(model, ws, W_app, r):
             for i in range(6):
                 W[k, j, i] = Pi[k + 1, j, i]                                  # SPEC §4
             if W_app.shape[0] > 0:
-                shift_wrench_acc(-1.0, W_app[k, j], d, W[k, j])               # − W_app
+                _shift_wrench_acc(-1.0, W_app[k, j], d, W[k, j])               # − W_app
             _gravity_wrench_acc(-1.0, j, k, m, g, c, W[k, j])                 # − M^(k) G
 
 
@@ -88,7 +88,7 @@ def inverse_dynamics_kernel(model, ws, C0, about_base, Vb, q, W_app, r):
     _outward(model, ws, W_app, r)
     _inward(model, ws, q, r, tau)
     for k in range(r + 1):
-        unshift_wrench(ws.W[k, 0], ws.d, W0[k])                               # SPEC §1: back to the reference point
+        _unshift_wrench(ws.W[k, 0], ws.d, W0[k])                               # SPEC §1: back to the reference point
     if not (_all_finite(W0.reshape(-1)) and _all_finite(tau.reshape(-1))):
         return NOT_FINITE
     return OK

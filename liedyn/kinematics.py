@@ -29,7 +29,7 @@ from ._checks import (NOT_FINITE, OK, _all_finite, about_base, check_motion, che
 from ._jit import Kernel, njit
 from .model import check_model_order
 from .results import KinematicsResult, unshift_pose, unshift_twist
-from .se3 import _Ad_into, _ad, _pose_into, shift_twist
+from .se3 import _Ad_into, _ad, _pose_into, _shift_twist
 from .workspace import Workspace
 
 @njit(inline=True)
@@ -88,7 +88,7 @@ def set_base(model, ws, C0, about_base, Vb, rows):
         if Vb.shape[0] == 0:
             ws.V[k, 0] = 0.0
         else:
-            shift_twist(Vb[k], d, ws.V[k, 0])                    # SPEC §1: about o
+            _shift_twist(Vb[k], d, ws.V[k, 0])                    # SPEC §1: about o
         ws.S[k, 0] = 0.0
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import se3
-from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_scalar, check_type
+from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_scalar, check_type, counted
 from ._data import ModelData
 
 JOINT_REVOLUTE, JOINT_PRISMATIC = 1, 2
@@ -491,7 +491,8 @@ class Model:
 
     def __repr__(self):
         kind = "floating" if self.floating_base else "fixed"
-        return f"Model({kind} base, {self.n_bodies} bodies, {self.n_joints} joints)"
+        return (f"Model({kind} base, {counted(self.n_bodies, 'body', 'bodies')}, "
+                f"{counted(self.n_joints, 'joint')})")
 
 
 def _unpickle(floating_base, gravity, bodies, frames):

@@ -21,7 +21,13 @@ Glossary
 ``inv(C)``, ``compose``  group inverse and product
 ``transform_inertia``   ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``
 ``spatial_inertia``     body inertia from mass, CoM and rotational inertia
+``rotation_from_quat``  ``R`` of a quaternion, component order ``"wxyz"`` or ``"xyzw"``
+``quat_from_rotation``  its inverse, the unit quaternion with ``w ≥ 0``
+``project(X)``          nearest rotation (pose) to a nearly orthonormal matrix
+``check_pose(C)``       the pose check every function applies (``max |RᵀR − I| ≤ 1e-6``)
 ======================  =====================================================
+
+The last four are batched over leading axes; the rest take one element.
 
 Public functions validate their arguments and return new arrays. The
 ``_``-prefixed kernels below them do no checking and are compiled with numba;
@@ -30,13 +36,23 @@ the recursions call those.
 
 import numpy as np
 
-from ._jit import njit
-from ._checks import as_array, check_pose, check_rotation, check_twist
+from ._jit import njit as _njit
+from ._checks import POSE_TOL as _POSE_TOL
+from ._checks import as_array as _as_array
+from ._checks import check_last_row as _check_last_row
+from ._checks import check_pose as _check_pose
+from ._checks import check_rotation as _check_rotation
+from ._checks import check_twist as _check_twist
 
 __all__ = [
     "hat", "vee", "exp", "log", "exp_so3", "log_so3", "Ad", "ad", "coad",
     "inv", "compose", "transform_inertia", "spatial_inertia", "dexp", "dexp_inv",
+    "rotation_from_quat", "quat_from_rotation", "project", "check_pose",
 ]
+
+
+def __dir__():
+    return sorted(__all__)
 
 # Below this angle sin θ/θ, (1−cos θ)/θ², (θ−sin θ)/θ³ and the log's
 # (1 − A/2B)/θ² are evaluated by their Taylor series, truncated after the θ⁸
@@ -98,7 +114,7 @@ _DB_SERIES, _DC_SERIES, _BETA_SERIES, _GAMMA_SERIES = _series_tables(DEXP_SERIES
 
 # ---------------------------------------------------------------- kernels --
 
-@njit(inline=True)
+@_njit(inline=True)
 def _abc(theta):
     """``A = sin θ/θ``, ``B = (1 − cos θ)/θ²``, ``C = (θ − sin θ)/θ³``."""
     t2 = theta * theta
@@ -115,7 +131,7 @@ def _abc(theta):
     return A, B, C
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _pose_into(a, b, wx, wy, wz, t2, px, py, pz, out):
     """``out[:] = [[I + a ŵ + b ŵ², p], [0, 1]]`` with ``ŵ² = w wᵀ − t2 I``
     (``t2 = |w|²``): Rodrigues' form shared by the exponentials."""
@@ -137,7 +153,7 @@ def _pose_into(a, b, wx, wy, wz, t2, px, py, pz, out):
     out[3, 3] = 1.0
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _exp_se3_into(V, t, out):
     """``out[:] = exp([V] t)`` for a twist ``V`` scaled by the scalar ``t``:
     ``R = I + A ŵ + B ŵ²``, ``p = (I + B ŵ + C ŵ²) v``."""
@@ -155,7 +171,7 @@ def _exp_se3_into(V, t, out):
                vz + B * cz + C * (wz * wv - t2 * vz), out)
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _log_so3_into(R, out):
     """``out[:] = log R`` (principal branch, ``|w| ≤ π``): ``θ = atan2(|s|, cos θ)``
     with ``s = vee(R − Rᵀ)/2 = sin θ · e``; within ``SMALL_ANGLE`` of ``π`` the
@@ -183,7 +199,7 @@ def _log_so3_into(R, out):
             out[k] = -out[k]
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _log_into(C, out):
     """``out[:] = log C`` on SE(3): ``w = log R``, ``v = J⁻¹ p`` with
     ``J⁻¹ = I − ŵ/2 + D ŵ²``, ``D = (1 − A/2B)/θ²`` (series below ``SMALL_ANGLE``)."""
@@ -206,7 +222,7 @@ def _log_into(C, out):
     out[5] = pz - 0.5 * cz + D * (wz * wp - t2 * pz)
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _Ad_into(C, X, out):
     """``out[:] = Ad_C X`` for a 4×4 pose ``C`` and twist ``X``."""
     R = C[:3, :3]
@@ -221,7 +237,7 @@ def _Ad_into(C, X, out):
     out[5] += px * ry - py * rx
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _Ad_T_into(C, W, out):
     """``out[:] = Ad_Cᵀ W = (Rᵀ (m − p × f), Rᵀ f)`` for a 4×4 pose ``C`` and
     wrench ``W = (m, f)``: a spatial wrench seen in the frame ``C``
@@ -235,7 +251,7 @@ def _Ad_T_into(C, W, out):
         out[3 + i] = C[0, i] * W[3] + C[1, i] * W[4] + C[2, i] * W[5]
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _ad(V, X):
     """``ad_V X = [V, X] = (ω × ω_X, ω × v_X + v × ω_X)`` as six scalars."""
     return (V[1] * X[2] - V[2] * X[1],
@@ -246,7 +262,7 @@ def _ad(V, X):
             V[0] * X[4] - V[1] * X[3] + V[3] * X[1] - V[4] * X[0])
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _ad_acc(c, V, X, out):
     """``out += c · ad_V X``."""
     d = _ad(V, X)
@@ -254,7 +270,7 @@ def _ad_acc(c, V, X, out):
         out[i] += c * d[i]
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _coad_acc(c, V, W, out):
     """``out += c · ad_Vᵀ W = c · (−ω × m − v × f, −ω × f)``."""
     out[0] -= c * (V[1] * W[2] - V[2] * W[1] + V[4] * W[5] - V[5] * W[4])
@@ -265,7 +281,7 @@ def _coad_acc(c, V, W, out):
     out[5] -= c * (V[0] * W[4] - V[1] * W[3])
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _inv_into(C, out):
     """``out[:] = C⁻¹ = (Rᵀ, −Rᵀ p)``."""
     for i in range(3):
@@ -277,7 +293,7 @@ def _inv_into(C, out):
     out[3, 3] = 1.0
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _poly(c, x):
     """``Σ_i c[i] xⁱ`` by Horner's rule."""
     acc = 0.0
@@ -286,7 +302,7 @@ def _poly(c, x):
     return acc
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _dexp_scalars(theta):
     """``(B, C, B'/θ, C'/θ)`` for :func:`dexp` (series below DEXP_SERIES_ANGLE)."""
     A, B, C = _abc(theta)
@@ -296,7 +312,7 @@ def _dexp_scalars(theta):
     return B, C, (A - 2.0 * B) / t2, (B - 3.0 * C) / t2
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _dexp_inv_scalars(theta):
     """``(β, γ)`` for :func:`dexp_inv`: ``β = (1 − A/2B)/θ²``, ``γ = β'/θ = (C/2B − 2β)/θ²``."""
     t2 = theta * theta
@@ -307,12 +323,12 @@ def _dexp_inv_scalars(theta):
     return beta, (C / (2.0 * B) - 2.0 * beta) / t2
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(inline=True)
+@_njit(inline=True)
 def _dexp_inv_into(Om, X, out):
     """``out[:] = dexp_inv(Ω) X`` without forming the matrix.
 
@@ -338,8 +354,8 @@ def _dexp_inv_into(Om, X, out):
     out[5] = X[5] - 0.5 * (c2 + e2) + beta * (d2 + f2 + g2) + gamma * wv * b2
 
 
-@njit(inline=True)
-def shift_twist(V, o, out):
+@_njit(inline=True)
+def _shift_twist(V, o, out):
     """``out = Ad_{T(−o)} V = (ω, v + ω × o)``: a twist about the world origin
     taken about ``o``."""
     out[0], out[1], out[2] = V[0], V[1], V[2]
@@ -348,8 +364,8 @@ def shift_twist(V, o, out):
     out[5] = V[5] + V[0] * o[1] - V[1] * o[0]
 
 
-@njit(inline=True)
-def unshift_twist(V, o, out):
+@_njit(inline=True)
+def _unshift_twist(V, o, out):
     """``out = Ad_{T(−o)}^{−1} V = (ω, v − ω × o)``: back about the world origin."""
     out[0], out[1], out[2] = V[0], V[1], V[2]
     out[3] = V[3] - (V[1] * o[2] - V[2] * o[1])
@@ -357,8 +373,8 @@ def unshift_twist(V, o, out):
     out[5] = V[5] - (V[0] * o[1] - V[1] * o[0])
 
 
-@njit(inline=True)
-def shift_wrench(W, o, out):
+@_njit(inline=True)
+def _shift_wrench(W, o, out):
     """``out = Ad_{T(−o)}^{−T} W = (m − o × f, f)``: a wrench about the world
     origin taken about ``o``."""
     out[0] = W[0] - (o[1] * W[5] - o[2] * W[4])
@@ -367,8 +383,8 @@ def shift_wrench(W, o, out):
     out[3], out[4], out[5] = W[3], W[4], W[5]
 
 
-@njit(inline=True)
-def shift_wrench_acc(s, W, o, out):
+@_njit(inline=True)
+def _shift_wrench_acc(s, W, o, out):
     """``out += s · Ad_{T(−o)}^{−T} W = s · (m − o × f, f)``."""
     out[0] += s * (W[0] - (o[1] * W[5] - o[2] * W[4]))
     out[1] += s * (W[1] - (o[2] * W[3] - o[0] * W[5]))
@@ -378,8 +394,8 @@ def shift_wrench_acc(s, W, o, out):
     out[5] += s * W[5]
 
 
-@njit(inline=True)
-def unshift_wrench(W, o, out):
+@_njit(inline=True)
+def _unshift_wrench(W, o, out):
     """``out = Ad_{T(−o)}ᵀ W = (m + o × f, f)``: back about the world origin."""
     out[0] = W[0] + (o[1] * W[5] - o[2] * W[4])
     out[1] = W[1] + (o[2] * W[3] - o[0] * W[5])
@@ -387,8 +403,8 @@ def unshift_wrench(W, o, out):
     out[3], out[4], out[5] = W[3], W[4], W[5]
 
 
-@njit(inline=True)
-def move_inertia(M, x, y, z):
+@_njit(inline=True)
+def _move_inertia(M, x, y, z):
     """``M ← Xᵀ M X`` in place, ``X = [[I, 0], [−r̂, I]]``, ``r = (x, y, z)``:
     a symmetric spatial (or articulated) inertia about a point ``a`` taken
     about the point ``b = a − r`` (SPEC §1: twists about ``b`` map to twists
@@ -422,7 +438,7 @@ def move_inertia(M, x, y, z):
 
 def hat(x):
     """Skew matrix: ``(3,) → (3, 3)`` or twist ``(6,) → [V]`` of shape ``(4, 4)``."""
-    x = as_array(x, "x")
+    x = _as_array(x, "x")
     if x.shape == (3,):
         return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
     if x.shape == (6,):
@@ -435,7 +451,7 @@ def hat(x):
 
 def vee(X):
     """Inverse of :func:`hat`: ``(3, 3) → (3,)`` or ``(4, 4) → (6,)``."""
-    X = as_array(X, "X")
+    X = _as_array(X, "X")
     if X.shape == (3, 3):
         return np.array([X[2, 1], X[0, 2], X[1, 0]])
     if X.shape == (4, 4):
@@ -453,7 +469,7 @@ def _finite(out, names):
 
 def exp(V):
     """``exp([V])`` on SE(3) in closed form, ``(6,) → (4, 4)``."""
-    V = check_twist(V, "V")
+    V = _check_twist(V, "V")
     out = np.empty((4, 4))
     _exp_se3_into(V, 1.0, out)
     return _finite(out, "V")
@@ -461,7 +477,7 @@ def exp(V):
 
 def exp_so3(w):
     """Rodrigues' formula, ``(3,) → (3, 3)``."""
-    w = as_array(w, "w", shape=(3,))
+    w = _as_array(w, "w", shape=(3,))
     return exp(np.concatenate([w, np.zeros(3)]))[:3, :3]
 
 
@@ -471,7 +487,7 @@ def log_so3(R):
     Uses ``θ = atan2(|s|, cos θ)`` with ``s = vee(R − Rᵀ)/2 = sin θ · e``; near
     ``θ = π`` the axis comes from the symmetric part, where ``s`` has lost it.
     """
-    R = check_rotation(R, "R")
+    R = _check_rotation(R, "R")
     out = np.empty(3)
     _log_so3_into(R, out)
     return out
@@ -479,7 +495,7 @@ def log_so3(R):
 
 def log(C):
     """Principal logarithm on SE(3), ``(4, 4) → (6,)``; inverse of :func:`exp`."""
-    C = check_pose(C, "C")
+    C = _check_pose(C, "C")
     out = np.empty(6)
     _log_into(C, out)
     return _finite(out, "C")
@@ -487,7 +503,7 @@ def log(C):
 
 def inv(C):
     """Group inverse ``C⁻¹ = (Rᵀ, −Rᵀ p)``."""
-    C = check_pose(C, "C")
+    C = _check_pose(C, "C")
     out = np.empty((4, 4))
     _inv_into(C, out)
     return out
@@ -495,12 +511,12 @@ def inv(C):
 
 def compose(A, B):
     """Group product ``A B``."""
-    return _finite(check_pose(A, "A") @ check_pose(B, "B"), "A, B")
+    return _finite(_check_pose(A, "A") @ _check_pose(B, "B"), "A, B")
 
 
 def Ad(C):
     """Adjoint ``Ad_C = [[R, 0], [p̂ R, R]]``, ``(4, 4) → (6, 6)``."""
-    C = check_pose(C, "C")
+    C = _check_pose(C, "C")
     R = C[:3, :3]
     out = np.zeros((6, 6))
     out[:3, :3] = R
@@ -511,7 +527,7 @@ def Ad(C):
 
 def ad(V):
     """Lie-bracket matrix ``ad_V = [[ω̂, 0], [v̂, ω̂]]``, ``(6,) → (6, 6)``."""
-    V = check_twist(V, "V")
+    V = _check_twist(V, "V")
     out = np.zeros((6, 6))
     out[:3, :3] = hat(V[:3])
     out[3:, 3:] = out[:3, :3]
@@ -543,7 +559,7 @@ def dexp(V):
     Jacobian and ``Q`` its derivative along ``v`` (``ad_Ω`` is block
     triangular). Small angles by series (see ``DEXP_SERIES_ANGLE``).
     """
-    V = check_twist(V, "V")
+    V = _check_twist(V, "V")
     W, Vh, S, wv, theta = _so3_pair(V[:3], V[3:])
     B, C, dB, dC = _dexp_scalars(theta)
     W2 = W @ W
@@ -566,7 +582,7 @@ def dexp_inv(V):
     ``β = (1 − (θ/2) cot(θ/2))/θ²`` and ``γ = β'(θ)/θ``. Small angles by
     series (see ``DEXP_SERIES_ANGLE``).
     """
-    V = check_twist(V, "V")
+    V = _check_twist(V, "V")
     W, Vh, S, wv, theta = _so3_pair(V[:3], V[3:])
     if theta >= 2.0 * np.pi:
         raise ValueError(f"V: dexp_inv needs a rotation angle |ω| < 2π, got {theta:.6g}")
@@ -582,7 +598,7 @@ def transform_inertia(C, Mb):
     """Inertia of a body at pose ``C`` in the frame ``C`` is measured from:
     ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``."""
     A = Ad(inv(C))
-    Mb = as_array(Mb, "Mb", shape=(6, 6))
+    Mb = _as_array(Mb, "Mb", shape=(6, 6))
     return _finite(A.T @ Mb @ A, "C, Mb")
 
 
@@ -594,9 +610,9 @@ def spatial_inertia(mass, com, inertia_at_com):
     validity is checked where the inertia enters a model
     (:meth:`liedyn.ModelBuilder.add_body`).
     """
-    m = float(as_array(mass, "mass", shape=()))
-    c = hat(as_array(com, "com", shape=(3,)))
-    J = as_array(inertia_at_com, "inertia_at_com", shape=(3, 3))
+    m = float(_as_array(mass, "mass", shape=()))
+    c = hat(_as_array(com, "com", shape=(3,)))
+    J = _as_array(inertia_at_com, "inertia_at_com", shape=(3, 3))
     out = np.empty((6, 6))
     with np.errstate(over="ignore", invalid="ignore"):      # refused just below
         out[:3, :3] = J + m * c @ c.T
@@ -604,3 +620,160 @@ def spatial_inertia(mass, com, inertia_at_com):
         out[3:, :3] = m * c.T
         out[3:, 3:] = m * np.eye(3)
     return _finite(out, "mass, com")
+
+
+# ---------------------------------------------- rotations and quaternions --
+
+# Positions of w, x, y, z in a quaternion of each component order.
+_QUAT_ORDERS = {"wxyz": [0, 1, 2, 3], "xyzw": [3, 0, 1, 2]}
+
+
+def _quat_order(order):
+    if not isinstance(order, str):
+        raise TypeError(f"order: expected 'wxyz' or 'xyzw', got {type(order).__name__}")
+    if order not in _QUAT_ORDERS:
+        raise ValueError(f"order: expected 'wxyz' or 'xyzw', got {order!r}")
+    return _QUAT_ORDERS[order]
+
+
+def _stack(x, name, tail):
+    """``x`` as a float64 array of shape ``tail`` or ``(..., *tail)``."""
+    a = _as_array(x, name)
+    if a.shape[max(a.ndim - len(tail), 0):] != tail:
+        dims = ", ".join(map(str, tail))
+        raise ValueError(f"{name}: expected shape ({dims}) or a stack (..., {dims}), "
+                         f"got {a.shape}")
+    return a
+
+
+def _at(name, index):
+    """``name`` of one element of a stack: ``R[2, 0]`` (``R`` itself unstacked)."""
+    return f"{name}[{', '.join(map(str, index))}]" if index else name
+
+
+def _failing(ok):
+    """Indices of the elements of a stack whose ``ok`` is False."""
+    return map(tuple, np.argwhere(~np.asarray(ok)))
+
+
+def _orthonormality(X):
+    """``(max |RᵀR − I|, det R)`` of each 3×3 rotation block of a stack."""
+    R = X[..., :3, :3]
+    err = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
+    return err, np.linalg.det(R)
+
+
+def _last_row_defect(C):
+    return np.abs(C[..., 3, :] - np.array([0.0, 0.0, 0.0, 1.0])).max(axis=-1)
+
+
+def check_pose(C, name="C"):
+    """``C`` as a float64 array if it is a pose ``(4, 4)``, or a stack of poses
+    ``(..., 4, 4)``; otherwise a ``ValueError`` naming ``name`` (and the element).
+
+    The check every liedyn function applies to the poses it is given (base
+    poses, body origins, frame offsets, IK targets): a rotation block with
+    ``det R > 0`` and ``max |RᵀR − I| ≤ 1e-6``, and last row ``(0, 0, 0, 1)``
+    to ``1e-6``. The tolerance admits float32 poses (ROS messages,
+    estimators); an accepted defect ``δ`` adds a relative error ``O(δ)`` to
+    the results (SPEC §1). A refusal states the measured defect and the
+    tolerance, and names the repair, :func:`project`.
+    """
+    C = _stack(C, name, (4, 4))
+    err, det = _orthonormality(C)
+    for i in _failing((err <= _POSE_TOL) & (det > 0.0) & (_last_row_defect(C) <= _POSE_TOL)):
+        _check_pose(C[i], _at(name, i))
+    return C
+
+
+def _check_rotations(R, name):
+    R = _stack(R, name, (3, 3))
+    err, det = _orthonormality(R)
+    for i in _failing((err <= _POSE_TOL) & (det > 0.0)):
+        _check_rotation(R[i], _at(name, i))
+    return R
+
+
+def project(X):
+    """Nearest rotation ``(..., 3, 3)`` or pose ``(..., 4, 4)`` to ``X``.
+
+    For ``M = U Σ Vᵀ`` with ``det M > 0`` (the rotation block of a pose) the
+    result is ``U Vᵀ``, the rotation nearest to ``M`` in the Frobenius norm
+    (the orthogonal factor of its polar decomposition); a pose keeps its
+    translation and gets the last row ``(0, 0, 0, 1)``. It repairs float32
+    rounding and drift, is the identity on rotations up to float64 rounding,
+    and moves a matrix with ``max |MᵀM − I| = δ`` by at most ``3δ``. Refused
+    with a ``ValueError``: ``det M ≤ 0`` (a reflection or a singular matrix,
+    no rotation is near it) and a last row off ``(0, 0, 0, 1)`` by more than
+    ``1e-6`` (a transposed pose).
+    """
+    X = _as_array(X, "X")
+    if X.ndim < 2 or X.shape[-2:] not in ((3, 3), (4, 4)):
+        raise ValueError(f"X: expected shape (3, 3) or (4, 4), or a stack of them, "
+                         f"got {X.shape}")
+    out = X.copy()
+    if X.shape[-1] == 4:
+        row = _last_row_defect(X)
+        for i in _failing(row <= _POSE_TOL):
+            _check_last_row(X[i], _at("X", i), row[i])
+        out[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
+    det = np.asarray(np.linalg.det(X[..., :3, :3]))
+    for i in _failing(det > 0.0):
+        raise ValueError(f"{_at('X', i)}: det = {det[i]:.3g} ≤ 0, a reflection or a singular "
+                         f"matrix (left-handed axes?): no rotation is near it")
+    U, _, Vt = np.linalg.svd(X[..., :3, :3])
+    U[..., :, 2] *= np.sign(np.linalg.det(U @ Vt))[..., None]       # det +1 despite rounding
+    out[..., :3, :3] = U @ Vt
+    return out
+
+
+def rotation_from_quat(q, *, order):
+    """Rotation matrix of a quaternion, ``(..., 4) → (..., 3, 3)``.
+
+    ``order`` names the component order, and is required because both are
+    common: ``"wxyz"`` (scalar first: MuJoCo, Eigen's constructor) or
+    ``"xyzw"`` (scalar last: ROS messages, scipy, Pinocchio's ``coeffs()``).
+    Hamilton convention, ``R v`` is ``q v q*``; ``q`` and ``−q`` give the same
+    ``R``. ``q`` is normalised first, so a float32 or slightly unnormalised
+    quaternion gives a rotation exact to float64 rounding; a zero quaternion
+    is refused.
+    """
+    q = _stack(q, "q", (4,))[..., _quat_order(order)]
+    scale = np.abs(q).max(axis=-1)
+    for i in _failing(scale > 0.0):
+        raise ValueError(f"{_at('q', i)}: the zero quaternion is not a rotation")
+    q = q / scale[..., None]
+    w, x, y, z = np.moveaxis(q / np.linalg.norm(q, axis=-1)[..., None], -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+def quat_from_rotation(R, *, order):
+    """Unit quaternion of a rotation, ``(..., 3, 3) → (..., 4)``, in the
+    component order ``order`` (``"wxyz"`` or ``"xyzw"``, required; see
+    :func:`rotation_from_quat`, which it inverts), with ``w ≥ 0``.
+
+    Each ``R`` must pass the pose check of :func:`check_pose`
+    (:func:`project` repairs one that does not). The quaternion is read from
+    the row of ``K = 4 q qᵀ`` (in ``w, x, y, z``) with the largest diagonal
+    entry, which is at least 1: accurate at every angle, ``π`` included.
+    """
+    idx = _quat_order(order)
+    R = _check_rotations(R, "R")
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = (
+        [R[..., i, k] for k in range(3)] for i in range(3))
+    K = np.moveaxis(np.array([
+        [1 + r00 + r11 + r22, r21 - r12, r02 - r20, r10 - r01],
+        [r21 - r12, 1 + r00 - r11 - r22, r01 + r10, r02 + r20],
+        [r02 - r20, r01 + r10, 1 - r00 + r11 - r22, r12 + r21],
+        [r10 - r01, r02 + r20, r12 + r21, 1 - r00 - r11 + r22]]), (0, 1), (-2, -1))
+    pivot = np.argmax(np.diagonal(K, axis1=-2, axis2=-1), axis=-1)
+    q = np.take_along_axis(K, pivot[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1)[..., None]
+    q *= np.where(q[..., :1] < 0.0, -1.0, 1.0)
+    out = np.empty_like(q)
+    out[..., idx] = q
+    return out

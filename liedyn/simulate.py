@@ -40,15 +40,15 @@ import time
 
 import numpy as np
 
-from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, \
+from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, counted, \
     status_message
 from ._data import _plain_handle
 from ._jit import JIT, Kernel, njit
 from .forward import forward_dynamics_kernel
 from .model import _frozen, check_model
 from .results import _freeze, _frozen_setattr
-from .se3 import _dexp_inv_into, _exp_se3_into, shift_twist, shift_wrench, unshift_twist, \
-    unshift_wrench
+from .se3 import _dexp_inv_into, _exp_se3_into, _shift_twist, _shift_wrench, _unshift_twist, \
+    _unshift_wrench
 from .workspace import Workspace
 
 __all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError"]
@@ -179,9 +179,9 @@ def _point(sim, i, h, base_ref, want):
     for r in range(3):
         s[4 * r + 3] += o[r]
     if base_ref:                                   # about p = o + C[:3, 3]
-        shift_twist(x[:6], C[:3, 3], s[16:22])
+        _shift_twist(x[:6], C[:3, 3], s[16:22])
     else:                                          # about the world origin
-        unshift_twist(x[:6], o, s[16:22])
+        _unshift_twist(x[:6], o, s[16:22])
     for k in range(6, nx):
         s[16 + k] = x[k]
     return s
@@ -206,17 +206,17 @@ def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
             if not _all_finite(W_u.reshape(-1)):
                 return 2
             if base_ref:                           # about p = o + pt
-                unshift_wrench(W_u, pt, sim.Wb[0])
+                _unshift_wrench(W_u, pt, sim.Wb[0])
             else:                                  # about the world origin
-                shift_wrench(W_u, o, sim.Wb[0])
+                _shift_wrench(W_u, o, sim.Wb[0])
     if Wa_u.shape[0] != 0:
         if not _all_finite(Wa_u.reshape(-1)):
             return 3
         for j in range(Wa_u.shape[0]):
             if base_ref:
-                unshift_wrench(Wa_u[j], pt, sim.Wa[0, j])
+                _unshift_wrench(Wa_u[j], pt, sim.Wa[0, j])
             else:
-                shift_wrench(Wa_u[j], o, sim.Wa[0, j])
+                _shift_wrench(Wa_u[j], o, sim.Wa[0, j])
     if z_u.shape[0] != 0:
         if not _all_finite(z_u.reshape(-1)):
             return 4
@@ -274,7 +274,7 @@ def _commit(sim, bound):
         for c in range(3):
             sim.R[r, c] = C[r, c]
     sim.xn[:] = x
-    shift_twist(x[:6], C[:3, 3], sim.xn[:6])       # V₀ about the new origin
+    _shift_twist(x[:6], C[:3, 3], sim.xn[:6])       # V₀ about the new origin
     for r in range(3):
         o[r] += C[r, 3]
     return 0, -1
@@ -286,7 +286,7 @@ def _reuse_last_stage(sim, pt):
     the next step's first stage, its ``V̇₀`` re-taken about the new origin
     (``pt`` is the step's displacement of the base origin)."""
     F = sim.F
-    shift_twist(F[4, :6], pt, F[0, :6])
+    _shift_twist(F[4, :6], pt, F[0, :6])
     F[0, 6:] = F[4, 6:]
     sim.K[0, :] = sim.xn[:6]
 
@@ -338,8 +338,8 @@ def _record(sim, rec, k, t, base_ref, n):
         rec.base_twist[k, 0] = xn[:6]
         rec.base_acceleration[k] = F0[:6]
     else:
-        unshift_twist(xn[:6], o, rec.base_twist[k, 0])
-        unshift_twist(F0[:6], o, rec.base_acceleration[k])
+        _unshift_twist(xn[:6], o, rec.base_twist[k, 0])
+        _unshift_twist(F0[:6], o, rec.base_acceleration[k])
     rec.q[k, 0] = xn[6:6 + n]
     rec.q[k, 1] = xn[6 + n:6 + 2 * n]
     rec.extra[k] = xn[6 + 2 * n:]
@@ -573,7 +573,7 @@ class Trajectory:
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
             raise TypeError(f"k: expected an int, got {type(k).__name__}")
         if not -T <= k < T:
-            raise IndexError(f"k: sample {k} out of range for {T} samples")
+            raise IndexError(f"k: sample {k} out of range for {counted(T, 'sample')}")
         return State(self.base_pose[k], self.base_twist[k, 0], self.q[k, 0], self.q[k, 1],
                      self.extra[k])
 
@@ -586,7 +586,8 @@ class Trajectory:
         return V, q
 
     def __repr__(self):
-        return (f"Trajectory({len(self)} samples, t = {self.time[0] if len(self) else '…'}"
+        return (f"Trajectory({counted(len(self), 'sample')}, "
+                f"t = {self.time[0] if len(self) else '…'}"
                 f"..{self.time[-1] if len(self) else '…'}, steps={self.steps}, "
                 f"rejected={self.rejected}, evaluations={self.evaluations})")
 
@@ -644,7 +645,7 @@ class _Progress:
         done = 1.0 if span <= 0.0 else (t - self.t0) / span
         rate = steps / max(now - self.start, 1e-9)
         print(f"\rsimulate: t = {t:.6g} / {self.t1:.6g} s ({100 * done:5.1f} %), "
-              f"{steps} steps, {rate:.0f} steps/s", end="", file=sys.stderr, flush=True)
+              f"{counted(steps, 'step')}, {rate:.0f} steps/s", end="", file=sys.stderr, flush=True)
 
     def close(self):
         if self.bar is not None:
@@ -741,7 +742,7 @@ class _Run:
         for name, a in (("q", q), ("qd", qd)):
             if a.shape != (n,):
                 raise ValueError(f"state0.{name}: expected shape ({n},) for the model's "
-                                 f"{n} joints, got {a.shape}")
+                                 f"{counted(n, 'joint')}, got {a.shape}")
         if not self.floating and np.any(V):
             raise ValueError("state0.base_twist: a fixed base does not move; pass None or zeros")
         self.m = z.shape[0]
@@ -751,7 +752,7 @@ class _Run:
             if self.base_ref:
                 self.x_init[:6] = V
             else:                                  # about the base origin (SPEC §1)
-                shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
+                _shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
 
     def _buffers(self):
         n, N, m = self.n, self.N, self.m

@@ -208,7 +208,7 @@ def test_bad_arguments():
         frame_kinematics(model, None, np.zeros((2, 6)), np.zeros((3, n)), 1, 0, reference=None)
     with pytest.raises(ValueError, match=r"q: expected a jet of 2 rows or more and "):
         frame_jacobian(model, None, V1, np.zeros((1, n)), 1, 0)
-    with pytest.raises(ValueError, match=r"base_twist: expected a jet of 1 rows or more and 6 "):
+    with pytest.raises(ValueError, match=r"base_twist: expected a jet of 1 row or more and 6 "):
         frame_jacobian(model, None, np.zeros((0, 6)), q2, 1, 0)
     with pytest.raises(ValueError, match="base_twist: a floating base needs"):
         frame_jacobian(model, None, None, q2, 1, 0)

@@ -401,3 +401,10 @@ def test_lookup_errors_name_the_argument():
         m.joint_index("base")
     with pytest.raises(TypeError, match="^name:"):
         m.body_index(1.0)
+
+
+def test_repr_counts_in_the_right_number():
+    one = _base(floating=False)
+    one.add_body("arm", 0, Revolute((0, 0, 1)), None, UNIT)
+    assert repr(one.build()) == "Model(fixed base, 2 bodies, 1 joint)"
+    assert repr(_base().build()) == "Model(floating base, 1 body, 0 joints)"

@@ -1,20 +1,27 @@
-"""SE(3) identities on random elements, near-identity and near-π rotations.
+"""SE(3) identities on random elements, near-identity and near-π rotations;
+the public API of ``liedyn.se3``; quaternions, ``project`` and the pose check.
 
 References are independent of liedyn's closed forms: ``scipy.linalg.expm``
 of the 4×4 / 6×6 matrices, mpmath at 40 digits for the small-angle branch,
-and the spatial inertia of a cloud of point masses summed from kinetic energy.
+the spatial inertia of a cloud of point masses summed from kinetic energy,
+and scipy's and Pinocchio's quaternions.
 """
+
+import re
 
 import mpmath
 import numpy as np
+import pinocchio as pin
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import expm
+from scipy.spatial.transform import Rotation
 
-from liedyn import se3
+import liedyn
+from liedyn import ModelBuilder, Revolute, se3
 from liedyn.se3 import SMALL_ANGLE
-from tests.helpers import assert_close
+from tests.helpers import ROOT, assert_close
 
 EPS = np.finfo(float).eps
 
@@ -525,3 +532,264 @@ def test_dexp_inv_refuses_angles_beyond_its_domain_and_bad_twists():
             fn(np.zeros(5))
         with pytest.raises(ValueError, match="^V:"):
             fn([np.nan, 0, 0, 0, 0, 0])
+
+
+# ------------------------------------------------------------ public API --
+
+def _readme_row():
+    """The names in the README function table's ``liedyn.se3`` row."""
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines()
+               if line.startswith("| `liedyn.se3` |"))
+    return re.findall(r"`(\w+)`", row.split("|")[2])
+
+
+def _glossary():
+    """The names in the first column of the module docstring's glossary."""
+    table = se3.__doc__.split("Glossary")[1].split("======\n")[1]
+    return [n for line in table.splitlines() for n in re.findall(r"``(\w+)", line[:24])]
+
+
+def test_public_api_is_exactly_the_documented_one():
+    assert sorted(se3.__all__) == sorted(_readme_row()) == sorted(_glossary())
+    assert len(set(se3.__all__)) == len(se3.__all__)
+    assert dir(se3) == sorted(se3.__all__)
+    for name in se3.__all__:
+        doc = getattr(se3, name).__doc__
+        assert doc and doc.strip(), f"se3.{name} has no docstring"
+    star = {}
+    exec("from liedyn.se3 import *", star)
+    assert sorted(k for k in star if k != "__builtins__") == sorted(se3.__all__)
+
+
+# ------------------------------------------------------------ quaternions --
+
+ORDERS = {"wxyz": [0, 1, 2, 3], "xyzw": [1, 2, 3, 0]}     # wxyz[...] → stored order
+
+
+def _unit_quats(rng, count):
+    q = rng.normal(size=(count, 4))                          # w, x, y, z
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    return q * np.where(q[:, :1] < 0, -1.0, 1.0)
+
+
+def test_quaternion_matches_scipy_and_pinocchio():
+    rng = np.random.default_rng(31)
+    for wxyz in _unit_quats(rng, 20):
+        w, x, y, z = wxyz
+        xyzw = np.array([x, y, z, w])
+        R = se3.rotation_from_quat(xyzw, order="xyzw")
+        assert_close(R, Rotation.from_quat(xyzw).as_matrix(), rtol=0, atol=4 * EPS,
+                     what="scipy (scalar last)")
+        assert_close(R, pin.Quaternion(w, x, y, z).toRotationMatrix(), rtol=0, atol=4 * EPS,
+                     what="pin.Quaternion(w, x, y, z)")
+        assert_close(se3.rotation_from_quat(wxyz, order="wxyz"), R, rtol=0, atol=0, what="wxyz")
+        assert_close(se3.quat_from_rotation(R, order="xyzw"), xyzw, rtol=0, atol=4 * EPS,
+                     what="pin coeffs()")
+        c = pin.Quaternion(R).coeffs()
+        assert_close(se3.quat_from_rotation(R, order="xyzw"), c * np.sign(c[3]), rtol=0,
+                     atol=4 * EPS, what="pin.Quaternion(R).coeffs(), w ≥ 0")
+
+
+@pytest.mark.parametrize("order", list(ORDERS))
+def test_quaternion_round_trips(order):
+    rng = np.random.default_rng(32)
+    q = _unit_quats(rng, 50)[:, ORDERS[order]]
+    R = se3.rotation_from_quat(q, order=order)
+    assert_close(se3.quat_from_rotation(R, order=order), q, rtol=0, atol=4 * EPS, what="q→R→q")
+    assert_close(se3.rotation_from_quat(se3.quat_from_rotation(R, order=order), order=order), R,
+                 rtol=0, atol=4 * EPS, what="R→q→R")
+    assert_close(se3.rotation_from_quat(-3.0 * q, order=order), R, rtol=0, atol=4 * EPS,
+                 what="−3q gives the same rotation (normalised first)")
+    assert np.all(se3.quat_from_rotation(R, order=order)[:, order.index("w")] >= 0.0)
+
+
+@pytest.mark.parametrize("i,theta", list(enumerate(ANGLES + [np.pi])))
+def test_quaternion_of_every_angle_up_to_pi(i, theta):
+    """Exactly zero, small angles and both sides of π: the pivot row of
+    ``4 q qᵀ`` keeps the quaternion accurate where ``w`` vanishes."""
+    rng = np.random.default_rng(400 + i)
+    for _ in range(5):
+        e = _unit(rng)
+        R = se3.exp_so3(theta * e)
+        q = se3.quat_from_rotation(R, order="wxyz")
+        want = np.concatenate([[np.cos(theta / 2)], np.sin(theta / 2) * e])
+        assert_close(q * np.sign(q @ want), want, rtol=0, atol=8 * EPS, what=f"θ={theta}")
+        assert_close(se3.rotation_from_quat(q, order="wxyz"), R, rtol=0, atol=8 * EPS,
+                     what=f"R→q→R at θ={theta}")
+
+
+def test_quaternion_arguments_are_checked():
+    q = np.array([1.0, 0, 0, 0])
+    with pytest.raises(TypeError, match="order"):
+        se3.rotation_from_quat(q)                            # the order is never guessed
+    with pytest.raises(TypeError, match="order"):
+        se3.quat_from_rotation(np.eye(3))
+    for bad in ("zyxw", "WXYZ", "", "sxyz"):
+        with pytest.raises(ValueError, match="^order: expected 'wxyz' or 'xyzw'"):
+            se3.rotation_from_quat(q, order=bad)
+        with pytest.raises(ValueError, match="^order: expected 'wxyz' or 'xyzw'"):
+            se3.quat_from_rotation(np.eye(3), order=bad)
+    with pytest.raises(TypeError, match="^order:"):
+        se3.rotation_from_quat(q, order=["w", "x", "y", "z"])
+    with pytest.raises(ValueError, match=r"^q: expected shape \(4\) or a stack"):
+        se3.rotation_from_quat(np.zeros(3), order="wxyz")
+    with pytest.raises(ValueError, match=r"^q\[1\]: the zero quaternion"):
+        se3.rotation_from_quat([q, np.zeros(4)], order="wxyz")
+    with pytest.raises(ValueError, match="^q: contains NaN"):
+        se3.rotation_from_quat([np.nan, 0, 0, 1], order="xyzw")
+    with pytest.raises(TypeError, match="^q:"):
+        se3.rotation_from_quat("wxyz", order="wxyz")
+    with pytest.raises(ValueError, match=r"^R\[0, 1\]: not in SO\(3\): .*se3\.project"):
+        se3.quat_from_rotation(np.stack([[np.eye(3), 1.01 * np.eye(3)]]), order="wxyz")
+    with pytest.raises(ValueError, match=r"^R: not in SO\(3\): rotation block has det"):
+        se3.quat_from_rotation(np.diag([1.0, 1, -1]), order="wxyz")
+
+
+def test_batched_equals_one_at_a_time():
+    rng = np.random.default_rng(33)
+    q = rng.normal(size=(3, 2, 4))
+    R = se3.rotation_from_quat(q, order="xyzw")
+    M = R + 1e-4 * rng.normal(size=R.shape)
+    C = np.tile(np.eye(4), (3, 2, 1, 1))
+    C[..., :3, :3], C[..., :3, 3] = M, rng.normal(size=(3, 2, 3))
+    assert R.shape == (3, 2, 3, 3) and se3.project(C).shape == C.shape
+    for i in np.ndindex(3, 2):
+        assert_close(R[i], se3.rotation_from_quat(q[i], order="xyzw"), rtol=0, atol=2 * EPS,
+                     what="rotation_from_quat")
+        assert_close(se3.quat_from_rotation(R, order="wxyz")[i],
+                     se3.quat_from_rotation(R[i], order="wxyz"), rtol=0, atol=2 * EPS,
+                     what="quat_from_rotation")
+        assert_close(se3.project(M)[i], se3.project(M[i]), rtol=0, atol=4 * EPS, what="project")
+        assert_close(se3.project(C)[i], se3.project(C[i]), rtol=0, atol=4 * EPS,
+                     what="project (poses)")
+
+
+# --------------------------------------------------------------- project --
+
+def test_project_is_the_identity_on_rotations_and_idempotent():
+    rng = np.random.default_rng(34)
+    C = np.stack([_random_pose(rng) for _ in range(20)] + [se3.exp(np.r_[np.pi * _unit(rng), 1, 2, 3])])
+    P = se3.project(C)
+    assert_close(P, C, rtol=0, atol=4 * EPS, what="project on exact poses")
+    assert_close(se3.project(P), P, rtol=0, atol=4 * EPS, what="project∘project")
+    assert_close(se3.project(C[:, :3, :3]), C[:, :3, :3], rtol=0, atol=4 * EPS, what="3×3")
+
+
+def test_project_is_the_nearest_rotation():
+    """Polar factor of ``M``: orthonormal with det +1, within ``3δ`` of ``M``
+    (``δ = max |MᵀM − I|``), and no rotation near it is closer (Frobenius);
+    a pose keeps its translation."""
+    rng = np.random.default_rng(35)
+    for scale in (1e-7, 1e-4, 1e-2):
+        C = _random_pose(rng)
+        C[:3, :3] += scale * rng.normal(size=(3, 3))
+        P = se3.project(C)
+        R, M = P[:3, :3], C[:3, :3]
+        assert np.abs(R.T @ R - np.eye(3)).max() <= 10 * EPS and np.linalg.det(R) > 0
+        assert np.all(P[:, 3] == C[:, 3]) and np.all(P[3] == (0, 0, 0, 1))
+        delta = np.abs(M.T @ M - np.eye(3)).max()
+        assert np.linalg.norm(M - R, 2) <= 3 * delta
+        d = np.linalg.norm(M - R)
+        for _ in range(20):
+            other = se3.exp_so3(scale * rng.normal(size=3)) @ R
+            assert d <= np.linalg.norm(M - other) * (1 + 1e-12)
+
+
+def test_project_refuses_what_it_cannot_repair():
+    with pytest.raises(ValueError, match=r"^X: det = -1 ≤ 0, a reflection"):
+        se3.project(np.diag([1.0, 1.0, -1.0]))
+    with pytest.raises(ValueError, match=r"^X\[1\]: det = 0 ≤ 0"):
+        se3.project([np.eye(3), np.zeros((3, 3))])
+    transposed = se3.exp(np.r_[0.1, 0.2, 0.3, 1.0, 2.0, 3.0]).T
+    with pytest.raises(ValueError, match=r"^X: not in SE\(3\): last row .*transposed"):
+        se3.project(transposed)
+    with pytest.raises(ValueError, match=r"^X: expected shape \(3, 3\) or \(4, 4\)"):
+        se3.project(np.eye(5))
+    with pytest.raises(ValueError, match="^X: contains NaN"):
+        se3.project(np.full((3, 3), np.nan))
+
+
+# ------------------------------------------------------- the pose check --
+
+def _float32_pose(rng):
+    """A pose as a float32 estimator or a ROS message gives it: a rotation
+    from a normalised float32 quaternion, stored in float32."""
+    q = rng.normal(size=4).astype(np.float32)
+    q /= np.linalg.norm(q)
+    C = np.eye(4, dtype=np.float32)
+    C[:3, :3] = Rotation.from_quat(q).as_matrix()
+    C[:3, 3] = rng.normal(size=3)
+    return C
+
+
+def test_float32_poses_are_accepted_and_a_larger_defect_names_the_fix():
+    rng = np.random.default_rng(36)
+    C = _float32_pose(rng)
+    R = C[:3, :3].astype(float)
+    assert 1e-9 < np.abs(R.T @ R - np.eye(3)).max() < 1e-6
+    assert se3.check_pose(C).dtype == np.float64
+    assert_close(se3.exp(se3.log(C)), C, rtol=0, atol=1e-6, what="exp∘log of a float32 pose")
+    bad = C.astype(float)
+    bad[:3, :3] *= 1.0 + 1e-6                               # defect 2e-6
+    with pytest.raises(ValueError, match=r"^pose: not in SE\(3\): rotation block is not "
+                       r"orthonormal: max \|RᵀR − I\| = 2\.0\de-06 exceeds the tolerance "
+                       r"1e-06; liedyn\.se3\.project\(pose\) returns the nearest pose$"):
+        se3.check_pose(bad, "pose")
+    se3.check_pose(se3.project(bad))
+    with pytest.raises(ValueError, match=r"^C\[1, 0\]: not in SE\(3\)"):
+        se3.check_pose(np.stack([[C, C], [bad, C]]))
+    with pytest.raises(ValueError, match=r"^C: not in SE\(3\): rotation block has det = -1"):
+        se3.check_pose(np.diag([1.0, -1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match=r"^C: expected shape \(4, 4\) or a stack"):
+        se3.check_pose(np.eye(3))
+
+
+def _arm():
+    b = ModelBuilder(floating_base=False)
+    b.add_body("base", None, None)
+    b.add_body("link", "base", Revolute((0, 0, 1)), np.eye(4),
+               se3.spatial_inertia(1.0, (0.2, 0, 0), np.diag([0.01, 0.02, 0.02])))
+    b.add_frame("tip", "link", np.eye(4))
+    return b.build()
+
+
+def _pose_takers():
+    """Every way a pose enters liedyn, as ``(argument name, call)``."""
+    model, q = _arm(), np.zeros((3, 1))
+
+    def builder(where):
+        def call(C):
+            b = ModelBuilder(floating_base=False)
+            b.add_body("base", None, None)
+            b.add_body("link", "base", Revolute((0, 0, 1)), C if where == "origin" else None,
+                       se3.spatial_inertia(1.0, (0, 0, 0), np.eye(3)))
+            if where == "offset":
+                b.add_frame("tip", "link", C)
+        return call
+
+    return {
+        "origin": builder("origin"),
+        "offset": builder("offset"),
+        "base_pose": lambda C: liedyn.forward_kinematics(model, C, None, q, 0),
+        "base_pose (inverse dynamics)": lambda C: liedyn.inverse_dynamics(model, C, None, q, 0),
+        "base_pose (frame_pose)": lambda C: liedyn.frame_pose(model, C, q[0], "tip"),
+        "target": lambda C: liedyn.inverse_kinematics(model, None, q[0], "tip", C,
+                                                      max_iterations=0),
+        "C": se3.log,
+    }
+
+
+@pytest.mark.parametrize("arg", list(_pose_takers()))
+def test_every_pose_argument_has_the_same_tolerance_and_message(arg):
+    call = _pose_takers()[arg]
+    name = arg.split()[0]
+    C = _float32_pose(np.random.default_rng(37))
+    C[:3, 3] = 0.0
+    call(C)
+    bad = C.astype(float)
+    bad[:3, :3] *= 1.0 + 1e-6
+    with pytest.raises(ValueError, match=rf"^{name}: not in SE\(3\): rotation block is not "
+                       rf"orthonormal: max \|RᵀR − I\| = 2\.0\de-06 exceeds the tolerance "
+                       rf"1e-06; liedyn\.se3\.project\({name}\) returns the nearest pose$"):
+        call(bad)
+    call(se3.project(bad))

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import se3
-from .._checks import as_array, check_jet, check_order, check_pose
+from .._checks import as_array, check_jet, check_order, check_pose, counted
 from ..frames import adjoint_jet, inverse_adjoint_jet, rest_kinematics
 from ..model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
 from ..workspace import binomials
@@ -724,7 +724,8 @@ def pair(model, pin_model, *, base_pose=None):
                          f"{pm.joints[1].shortname() if pm.njoints > 1 else 'no joint'}")
     N, n = model.n_bodies, model.n_joints
     if pm.njoints != N + (1 if ff else 0):
-        raise ValueError(f"pin_model: {pm.njoints - 1 - (1 if ff else 0)} joints besides "
+        extra = pm.njoints - 1 - (1 if ff else 0)
+        raise ValueError(f"pin_model: {counted(extra, 'joint')} besides "
                          f"{'the free flyer' if ff else 'the universe'}, the liedyn model has {n}")
     if np.max(np.abs(np.asarray(pm.gravity.linear) - model.gravity)) > 1e-12 * _scale(
             model.gravity) or np.any(np.asarray(pm.gravity.angular) != 0.0):
