@@ -565,8 +565,7 @@ class ElasticJointLaw(_Law):
     base_poles : (4,), optional
         Poles of the base error (default ``poles``).
 
-    State and input
-    ---------------
+    State and input:
     ``state.extra`` is ``(θ, θ̇)``, ``(2n,)``, or for a floating base
     ``(θ, θ̇, W₀, Ẇ₀)``, ``(2n + 12,)`` (``W₀`` world frame about the world
     origin). The input is ``u``, ``(n,)``, or ``(u, Ẅ₀)``, ``(n + 6,)``.
@@ -663,8 +662,7 @@ class RotorLagLaw(_Law):
         ``T_m`` > 0 (floating base).
     base_poles : (3,), optional, keyword
 
-    State and input
-    ---------------
+    State and input:
     ``state.extra`` is ``(f, τ)``, ``(6 + n,)`` (``τ``, ``(n,)``, for a fixed
     base); the input is ``(f_cmd, τ̇)`` (``τ̇``).
     """

@@ -166,6 +166,13 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     Cholesky-factored once, and every order reuses them. Armature ``I_a`` adds
     to the pivot ``D_j``; damping ``b`` replaces ``τ^(k)`` by
     ``τ^(k) − b q^(k+1)``. Order 0 is the spatial articulated-body algorithm.
+
+    Conditioning: each order divides by the mass matrix once more, so the
+    errors of ``q^(k+2)`` and ``V₀^(k+1)`` compound with ``k`` at a rate set
+    by the conditioning of ``M``: on Talos (``cond(M) ≈ 2e5``) roughly 3
+    digits are lost per order, and ``q⁽⁵⁾`` of a round trip (inverse then
+    forward dynamics) is off by 2.4e-3.
+    ``experiments/roundtrip_growth.py`` measures this growth.
     """
     r = check_model_order(model, order)
     base = about_base(reference)

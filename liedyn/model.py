@@ -321,8 +321,8 @@ class Model:
     ``n = N − 1`` joints, ``F`` frames; joint ``i`` is column ``i`` of ``q``
     and ``tau`` and moves body ``i + 1`` (see :mod:`liedyn.model`).
 
-    Sizes and names
-    ---------------
+    Sizes and names:
+
     ======================  ============  ==========================================
     ``floating_base``       bool          the base moves on SE(3) (else fixed)
     ``n_bodies``            int           ``N``
@@ -336,8 +336,8 @@ class Model:
     ``home_pose``           (4, 4)        ``A_0``: the base pose used for ``base_pose=None``
     ======================  ============  ==========================================
 
-    Per body (row ``j`` is body ``j``)
-    ----------------------------------
+    Per body (row ``j`` is body ``j``):
+
     ======================  ============  ==========================================
     ``body_parent``         (N,) int64    parent index, −1 for the base
     ``body_origin``         (N, 4, 4)     ``A_j``: body frame in parent frame at q = 0
@@ -350,8 +350,8 @@ class Model:
     ``body_rot_inertia``    (N, 3, 3)     rotational inertia about the CoM, body axes
     ======================  ============  ==========================================
 
-    Per joint (row ``i`` is joint ``i``, column ``i`` of ``q``)
-    -----------------------------------------------------------
+    Per joint (row ``i`` is joint ``i``, column ``i`` of ``q``):
+
     ======================  ============  ==========================================
     ``joint_body``          (n,) int64    the body the joint moves (``i + 1``)
     ``joint_type``          (n,) int64    ``JOINT_REVOLUTE`` or ``JOINT_PRISMATIC``
@@ -367,8 +367,8 @@ class Model:
     ``joint_upper``         (n,)          upper position limit (``+inf``: none)
     ======================  ============  ==========================================
 
-    Per frame (row ``f`` is frame ``f``; rows ``0..N−1`` are the bodies)
-    --------------------------------------------------------------------
+    Per frame (row ``f`` is frame ``f``; rows ``0..N−1`` are the bodies):
+
     ======================  ============  ==========================================
     ``frame_body``          (F,) int64    body the frame is fixed on
     ``frame_offset``        (F, 4, 4)     frame pose in its body's frame

@@ -12,13 +12,15 @@ Glossary
 ``hat(V)``              ``[V]``: 3×3 skew matrix of a 3-vector, 4×4 of a twist
 ``vee(X)``              inverse of ``hat``
 ``exp(V)``, ``log(C)``  closed form on SE(3) (Rodrigues + left Jacobian)
-``exp_so3``/``log_so3``  the rotation parts
+``exp_so3``             the rotation part of ``exp``
+``log_so3``             the rotation part of ``log``
 ``Ad(C)``               ``[[R, 0], [p̂R, R]]``, maps twists between frames
 ``ad(V)``               ``[[ω̂, 0], [v̂, ω̂]]``, ``ad(V) X = [V, X]``
 ``coad(V)``             ``ad(V)ᵀ``, acts on wrenches
 ``dexp(V)``             ``Σ ad_V^k/(k+1)!``: ``d/dt exp([Ω]) = [dexp_Ω Ω̇] exp([Ω])``
 ``dexp_inv(V)``         its inverse ``Σ B_k/k! ad_V^k`` (Bernoulli numbers ``B_k``)
-``inv(C)``, ``compose``  group inverse and product
+``inv(C)``              group inverse
+``compose``             group product
 ``transform_inertia``   ``Ad_{C⁻¹}ᵀ Mᵇ Ad_{C⁻¹}``
 ``spatial_inertia``     body inertia from mass, CoM and rotational inertia
 ``rotation_from_quat``  ``R`` of a quaternion, component order ``"wxyz"`` or ``"xyzw"``

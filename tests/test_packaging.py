@@ -99,7 +99,8 @@ def wheel(dist):
 def test_sdist_holds_the_sources_tests_and_spec(dist):
     with tarfile.open(dist[0]) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
-    for f in ("pyproject.toml", "README.md", "docs/SPEC.md", "liedyn/__init__.py",
+    for f in ("pyproject.toml", "README.md", "LICENSE", "CITATION.cff", "docs/SPEC.md",
+              "docs/conf.py", "docs/tutorial.rst", "liedyn/__init__.py",
               "models/aerial_manipulator.py", "experiments/reproduce.py", "tests/test_packaging.py"):
         assert f in names, f
 
@@ -112,6 +113,11 @@ def test_wheel_holds_only_the_library(wheel):
     tops = {n.split("/")[0] for n in names}
     assert tops == {"liedyn", info.split("/")[0]}, tops
     assert {"liedyn/__init__.py", "liedyn/baselines/casadi_ad.py"} <= set(names)
+    # the licence travels with the wheel (license-files in pyproject.toml)
+    dist_info = info.split("/")[0]
+    assert f"{dist_info}/licenses/LICENSE" in names, [n for n in names if "LICENSE" in n]
+    assert meta["License-Expression"] == "BSD-3-Clause"
+    assert meta.get_all("License-File") == ["LICENSE"]
     core = sorted(req.split(">")[0].split("<")[0].split("=")[0].strip()
                   for req in meta.get_all("Requires-Dist") if "extra ==" not in req)
     assert core == ["numba", "numpy"], core

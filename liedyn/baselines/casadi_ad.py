@@ -20,7 +20,8 @@ Glossary
 ``C₀(t)``       3×4            base pose polynomial ``Σ_k C₀^(k) t^k/k!`` (SPEC §3)
 ``V₀(t)``       (6,)           base twist polynomial ``Σ_k V₀^(k) t^k/k!``
 ``q(t)``        (n,)           joint polynomial ``Σ_k q^(k) t^k/k!``
-``W₀(t), τ(t)`` (6,), (n,)     force polynomials (forward map only)
+``W₀(t)``       (6,)           base wrench polynomial (forward map only)
+``τ(t)``        (n,)           joint force polynomial (forward map only)
 ``y_ID``        (6+n,)         ``[W₀; τ]`` (``W₀`` is the reaction for a fixed base)
 ``y_FD``        (6+n,)         ``[V̇₀; q̈]`` (``V̇₀ ≡ 0`` for a fixed base)
 ==============  =============  ================================================

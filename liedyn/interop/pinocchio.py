@@ -31,12 +31,12 @@ Conventions
 quantity               liedyn                                      Pinocchio
 =====================  ==========================================  =========================================
 base configuration     ``C₀`` (4×4), pose of the base body frame    ``q[:7] = (p, quaternion x y z w)`` of the
-                                                                   free-flyer joint, ``oMi = jointPlacement · M``
+                                                                    free-flyer joint, ``oMi = jointPlacement · M``
 base velocity          spatial twist ``V₀ = (ω, v)``, world frame   ``v[:6] = (v_b, ω_b)``: body frame, linear first
 base acceleration      ``V̇₀`` (spatial)                              ``a[:6] = d/dt v[:6]`` (body frame)
 base force             ``W₀ = (m, f)``, world frame, about origin   ``τ[:6] = (f_b, m_b)``: body frame, linear first
 revolute joint         angle ``θ``                                  ``θ``, or ``(cos θ, sin θ)`` for an unbounded
-                                                                   (continuous) joint: ``nq = 2``, ``nv = 1``
+                                                                    (continuous) joint: ``nq = 2``, ``nv = 1``
 joint order            body index ``j`` (q column ``j − 1``)        Pinocchio's joint order (depth first)
 applied wrench         spatial, world frame, on body ``j``          ``fext[i]``: local frame of joint ``i``
 damping                ``b q̇`` added to ``τ`` (SPEC §5)             ``model.damping`` is not used by RNEA/ABA
