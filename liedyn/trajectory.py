@@ -5,19 +5,17 @@ twist jet ``V₀^(0..K)``. This module forms them from what a user has, and
 turns them back into it, with exact arithmetic (Leibniz products and
 truncated Taylor series; no numerical differentiation):
 
-==================================  =========================================================
-``from_pose_jet(p, orientation,     ``(C₀, V₀^(0..K−1))`` from the position jet ``p^(0..K)``
-*, representation, order,           and an orientation jet (rotation matrices, quaternions,
-reference)``                        rotation vectors)
-``to_pose_jet(C₀, V, *,             the inverse: the position jet and the orientation jet
-representation, order, reference)``
-``twist_to_spatial(C₀, twist,       a twist jet in another library's convention → the
-convention, *, reference)``         spatial twist jet
-``twist_from_spatial(C₀, V,         the inverse
-convention, *, reference)``
-``SampledTrajectory(t, poses, …)``  sampled poses (and joint positions) → jets at any time
-``taylor(jet, h)``                  the jet of the same quantity at ``t + h``
-==================================  =========================================================
+* ``from_pose_jet(p, orientation, *, representation, order, reference)``:
+  ``(C₀, V₀^(0..K−1))`` from the position jet ``p^(0..K)`` and an orientation
+  jet (rotation matrices, quaternions, rotation vectors);
+* ``to_pose_jet(C₀, V, *, representation, order, reference)``: the inverse,
+  the position jet and the orientation jet;
+* ``twist_to_spatial(C₀, twist, convention, *, reference)``: a twist jet in
+  another library's convention → the spatial twist jet, and
+  ``twist_from_spatial(C₀, V, convention, *, reference)`` the inverse;
+* ``SampledTrajectory(t, poses, …)``: sampled poses (and joint positions) →
+  jets at any time;
+* ``taylor(jet, h)``: the jet of the same quantity at ``t + h``.
 
 Conventions
 -----------
@@ -187,21 +185,6 @@ def _from_wxyz(q, order):
     return q if order == "wxyz" else q[..., [1, 2, 3, 0]]
 
 
-def _matrix_of_quaternion(q):
-    """``R(q/|q|)``: ``R = I + 2w x̂ + 2 x̂²`` for the unit ``(w, x)``."""
-    q = q / np.linalg.norm(q)
-    X = _hat(q[1:])
-    return np.eye(3) + 2.0 * q[0] * X + 2.0 * X @ X
-
-
-def _quaternion_of_matrix(R):
-    """The unit quaternion of ``R`` with ``w ≥ 0``: ``(cos(θ/2), sin(θ/2) φ/θ)``,
-    ``φ = log R``, ``θ = |φ| ≤ π``."""
-    phi = se3.log_so3(R)
-    theta = np.linalg.norm(phi)
-    return np.concatenate([[np.cos(0.5 * theta)], 0.5 * np.sinc(theta / (2.0 * np.pi)) * phi])
-
-
 def _quaternion_jet(q0, w):
     """Quaternion jet ``q^(0..K)`` (scalar first) from ``q₀`` and the world
     ``ω^(0..K−1)``: ``q̇ = ½ (0, ω) ⊗ q``, so
@@ -309,7 +292,7 @@ def _angular_velocity(orientation, representation, order, rows):
         q = _to_wxyz(_jet_arg(orientation, "orientation", (4,)), order)
         _same_rows(q, rows)
         _unit_quaternion(q[0], "orientation[0]")
-        return _matrix_of_quaternion(q[0]), _angular_velocity_of_quaternions(q)
+        return se3.rotation_from_quat(q[0], order="wxyz"), _angular_velocity_of_quaternions(q)
     phi = _jet_arg(orientation, "orientation", (3,))
     _same_rows(phi, rows)
     R = _rotation_jet_of_rotvec(phi)
@@ -400,7 +383,7 @@ def to_pose_jet(C0, V, *, representation="matrix", order=None, reference="world"
     w, p_dot = _omega_p_dot(C0, V, base)
     p = np.vstack([C0[:3, 3], p_dot])
     if representation == "quaternion":
-        return p, _from_wxyz(_quaternion_jet(_quaternion_of_matrix(C0[:3, :3]), w), order)
+        return p, _from_wxyz(_quaternion_jet(se3.quat_from_rotation(C0[:3, :3], order="wxyz"), w), order)
     R = _rotation_jet(C0[:3, :3], w)
     return p, (R if representation == "matrix" else _rotvec_jet(R))
 
@@ -525,9 +508,9 @@ class SampledTrajectory:
         derivatives up to ``d − 1`` are continuous), and ``S ≥ d + 1``
         samples. Odd degrees put the knots at the samples.
 
-    The interpolant
-    ---------------
-    Position and joints: one SciPy ``make_interp_spline`` of degree ``d``
+    Notes
+    -----
+    The interpolant. Position and joints: one SciPy ``make_interp_spline`` of degree ``d``
     through all samples (not-a-knot ends). Rotation: in the Lie algebra about
     a reference per sample interval: for ``t`` in ``[t_i, t_{i+1})``,
     ``R(t) = R_i exp(ψ̂(t))`` where ``ψ`` is the degree-``d`` spline through
@@ -601,7 +584,7 @@ class SampledTrajectory:
         if Q.shape != (S, 4):
             raise ValueError(f"quaternions: expected shape ({S}, 4), got {Q.shape}")
         Q = _to_wxyz(Q, order)
-        R = np.array([_matrix_of_quaternion(_unit_quaternion(Q[i], f"quaternions[{i}]"))
+        R = np.array([se3.rotation_from_quat(_unit_quaternion(Q[i], f"quaternions[{i}]"), order="wxyz")
                       for i in range(S)])
         return R, p
 
