@@ -577,6 +577,30 @@ def test_damping_keep_or_drop_is_silent(damping, b):
     assert list(model.joint_damping) == [b, 0.0]
 
 
+def test_talos_without_damping_is_pinocchios_rnea():
+    """Talos' URDF damps its joints. Kept, ``τ`` exceeds Pinocchio's ``rnea``
+    (which leaves ``pinocchio.Model.damping`` out) by exactly ``b q̇``;
+    dropped, it is ``rnea``'s ``τ`` to round-off."""
+    from liedyn.interop.pinocchio import pair
+    path = _robots_dir() / ROBOTS["talos"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", URDFWarning)
+        kept = load_urdf(path, damping="keep")
+        dropped = load_urdf(path, damping="drop")
+    assert np.any(kept.joint_damping > 0.0) and not np.any(dropped.joint_damping)
+    pm = pinocchio_from_urdf(path, True)
+    rng = np.random.default_rng(3)
+    C0, V, q = se3.exp(rng.normal(size=6)), rng.normal(size=(2, 6)), rng.normal(size=(3, 32))
+    W_pin, tau_pin = pair(dropped, pm).rnea(C0, V, q)
+    assert kept.joint_names == tuple(pm.names[2:])
+    assert np.array_equal(pm.damping[6:], kept.joint_damping)
+    res = {m: liedyn.inverse_dynamics(m, C0, V, q, 0) for m in (kept, dropped)}
+    scale = 1.0 + np.max(np.abs(tau_pin))
+    assert np.max(np.abs(res[dropped].tau[0] - tau_pin)) <= 1e-11 * scale
+    assert np.max(np.abs(res[kept].tau[0] - kept.joint_damping * q[1] - tau_pin)) <= 1e-11 * scale
+    assert np.max(np.abs(res[dropped].base_wrench[0] - W_pin)) <= 1e-11 * (1 + np.max(abs(W_pin)))
+
+
 def test_friction_is_not_modelled_and_says_so():
     with pytest.warns(URDFWarning) as record:
         load_urdf(DAMPED, damping="keep")
