@@ -701,7 +701,10 @@ class RotorLagLaw(_Law):
 
         f_cmd = f + T_m A⁻¹ Ẇ^B.
 
-    For a fixed base only the torque-rate joints remain.
+    A floating base must be fully actuated: six rotors whose thrusts span
+    all six wrench components (the paper's tilted hexarotor); a quadrotor's
+    allocation is refused. For a fixed base only the torque-rate joints
+    remain.
 
     Parameters
     ----------
