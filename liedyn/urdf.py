@@ -84,9 +84,10 @@ element, a missing name or attribute, a number that is not finite, duplicate
 link or joint names, a joint whose parent or child link does not exist, a link
 with two parent joints, a cycle, several roots (unless ``root=`` names one), a
 planar or floating joint in the tree, an unknown joint type, a zero axis,
-``lower > upper``, negative damping, effort or velocity limit; for a link: negative or non-finite mass,
-or a moving link whose rotational inertia about the centre of mass (with the
-links welded to it) is not positive semi-definite. A link welded to a
+``lower > upper``, negative damping, effort or velocity limit; for a link:
+negative or non-finite mass, or a moving link whose rotational inertia about
+the centre of mass (with the links welded to it) is not positive
+semi-definite. A link welded to a
 positive semi-definite body only warns; the base of a fixed-base model never
 moves (only its mass and centre of mass enter the support reaction), so its
 rotational inertia is not checked.
@@ -914,8 +915,9 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
     desc, notes, reported = _describe(source, floating_base, root, loading=True,
                                       friction=friction)
     src = desc.source if desc.source == "<string>" else repr(desc.source)
-    if damping is None and _damping_note(desc):
-        notes.append(f"{src}: {_damping_note(desc)}")
+    damped = _damping_note(desc) if damping is None else None
+    if damped:
+        notes.append(f"{src}: {damped}")
     inertias = [b.inertia for b in desc.bodies]
     if not floating_base:
         lam, tol = _com_moments(inertias[0])
