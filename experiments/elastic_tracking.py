@@ -97,17 +97,12 @@ def reference_target(reference, relative_degree):
 
 
 def perturbed_start(law, target, delta_q=DELTA_Q, delta_base=DELTA_BASE):
-    """State at ``t = 0`` moved by ``δ`` from the target: ``q = q_d + δ_q``,
-    ``C₀ = exp(δ_b) C_d``, twist and joint velocities of the target, and the
-    actuator state on which this configuration moves along the target's jets
-    (:meth:`actuator_state`), so the initial error jets are ``(δ, 0, 0, …)``."""
+    """State at ``t = 0`` moved by ``δ`` from the target, ``q = q_d + δ_q``
+    and ``C₀ = exp(δ_b) C_d``, with the rest consistent
+    (:meth:`liedyn.control.ElasticJointLaw.state_on`), so the initial error
+    jets are ``(δ, 0, 0, …)``."""
     T0 = target(0.0)
-    q = np.array(T0.q, float)
-    q[0] += delta_q
-    C = se3.exp(delta_base) @ T0.base_pose
-    moved = control.Target(q=q, base_pose=C, base_twist=T0.base_twist)
-    return State(base_pose=C, base_twist=T0.base_twist[0], q=q[0], qd=q[1],
-                 extra=law.actuator_state(moved))
+    return law.state_on(T0, q=T0.q[0] + delta_q, base_pose=se3.exp(delta_base) @ T0.base_pose)
 
 
 # ------------------------------------------------------- comparison laws --

@@ -29,6 +29,12 @@ Glossary
 ``f``               (6,)             propeller thrusts, ``W^B = A f``
 ==================  ===============  ==========================================
 
+A floating base must be **fully actuated**: the laws command the whole base
+wrench ``W₀`` (six independent components: three moments, three forces),
+as the paper's tilted hexarotor makes. A quadrotor, whose four parallel
+thrusts span four wrench components, cannot apply it; :class:`RotorLagLaw`,
+which is given the allocation, refuses one of rank below six.
+
 Twists and wrenches are spatial, world axes, about the world origin (the
 default ``reference`` of the library and of :func:`liedyn.simulate`). A law
 object owns one :class:`liedyn.Workspace` per call it makes, so it serves one
@@ -343,7 +349,10 @@ class FeedbackLinearization:
 
     Notes
     -----
-    Calls reuse two workspaces, so an instance serves one thread at a time.
+    A floating base is taken as fully actuated: the step returns the base
+    wrench jet the motion needs, all six components of it (a tilted
+    hexarotor can apply it, a quadrotor cannot). Calls reuse two
+    workspaces, so an instance serves one thread at a time.
     """
 
     def __init__(self, model, relative_degree, poles, *, base_poles=None):
@@ -520,6 +529,23 @@ def _state_on(model, target, extra):
     return State(base_pose=Cd, base_twist=Vd[0], q=qd[0], qd=qd[1], extra=extra)
 
 
+def _moved(model, target, q, base_pose):
+    """``target`` with ``q_d`` replaced by ``q`` and ``C_d`` by ``base_pose``
+    (each when given); the higher jets are the target's."""
+    if q is None and base_pose is None:
+        return target
+    check_type(target, Target, "target", "a liedyn.control.Target")
+    qd = as_array(target.q, "target.q", ndim=2).copy()
+    if q is not None:
+        qd[0] = as_array(q, "q", shape=(model.n_joints,))
+    Cd = target.base_pose
+    if base_pose is not None:
+        if not model.floating_base:
+            raise ValueError("base_pose: the model's base is fixed; pass None")
+        Cd = check_pose(base_pose, "base_pose")
+    return Target(q=qd, base_pose=Cd, base_twist=target.base_twist)
+
+
 class _Law:
     """What the actuator laws share: a reference callable, the controller
     callback and the state from which a law tracks its target exactly.
@@ -535,10 +561,32 @@ class _Law:
         """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
         return self.step(t, state).input
 
-    def state_on(self, target):
-        """The :class:`liedyn.State` on ``target`` (pose, twist, ``q``, ``q̇``
-        and :meth:`actuator_state`): from it the law tracks with zero error."""
-        return _state_on(self.model, target, self.actuator_state(target))
+    def state_on(self, target, *, q=None, base_pose=None):
+        """The :class:`liedyn.State` at ``target``'s jets, its configuration
+        optionally moved to ``q`` and ``base_pose``: a consistent start.
+
+        The twist ``V₀ = V_d`` and ``q̇ = q̇_d`` are the target's, and the
+        actuator state is :meth:`actuator_state` of the target with its
+        configuration moved, on which ``V₀^(k) = V_d^(k)`` and ``q^(k) =
+        q_d^(k)`` for ``1 ≤ k ≤ ρ − 1``. The initial error jets are then
+        ``(q − q_d, 0, …, 0)`` and ``(log(C_d⁻¹ C₀), 0, …, 0)``, from which the
+        error decays as the poles say; with neither keyword the law tracks
+        with zero error. Moving ``q`` of the state on the target instead
+        leaves an actuator state that balances the target's configuration
+        (elastic joints: ``τ = K (θ − q)`` jumps by ``−K δ``), so the
+        higher error rows start large and the transient may leave the
+        simulator's divergence bound.
+
+        Parameters
+        ----------
+        target : Target
+        q : (n,), optional
+            Joint positions (default ``q_d``).
+        base_pose : (4, 4), optional
+            ``C₀`` (default ``C_d``); floating base only.
+        """
+        moved = _moved(self.model, target, q, base_pose)
+        return _state_on(self.model, moved, self.actuator_state(moved))
 
 
 class ElasticJointLaw(_Law):
@@ -569,7 +617,12 @@ class ElasticJointLaw(_Law):
     ``state.extra`` is ``(θ, θ̇)``, ``(2n,)``, or for a floating base
     ``(θ, θ̇, W₀, Ẇ₀)``, ``(2n + 12,)`` (``W₀`` world frame about the world
     origin). The input is ``u``, ``(n,)``, or ``(u, Ẅ₀)``, ``(n + 6,)``.
-    :meth:`plant` is the matching actuator model for :func:`liedyn.simulate`.
+    :meth:`plant` is the matching actuator model for :func:`liedyn.simulate`;
+    :meth:`state_on` gives a start on the target or consistently off it.
+
+    A floating base must be fully actuated: ``Ẅ₀`` has six independent
+    components (the paper's tilted hexarotor), which a quadrotor cannot
+    produce. The law is not given the allocation, so it cannot check this.
     """
 
     relative_degree = 4
@@ -647,7 +700,10 @@ class RotorLagLaw(_Law):
 
         f_cmd = f + T_m A⁻¹ Ẇ^B.
 
-    For a fixed base only the torque-rate joints remain.
+    A floating base must be fully actuated: six rotors whose thrusts span
+    all six wrench components (the paper's tilted hexarotor); a quadrotor's
+    allocation is refused. For a fixed base only the torque-rate joints
+    remain.
 
     Parameters
     ----------
@@ -657,7 +713,11 @@ class RotorLagLaw(_Law):
     reference : callable ``reference(t) -> Target``
         Rows ``0..3`` of the joint jet, ``0..2`` of the base twist jet.
     allocation : (6, 6), keyword
-        ``A`` (floating base; invertible).
+        ``A`` (floating base; invertible): six rotors spanning all six
+        wrench components, a fully actuated base such as the paper's tilted
+        hexarotor. An allocation of rank below six (a quadrotor's has rank
+        4) is refused with a ``ValueError``: this law needs every component
+        of ``Ẇ^B``.
     time_constant : float, keyword
         ``T_m`` > 0 (floating base).
     base_poles : (3,), optional, keyword
@@ -679,10 +739,7 @@ class RotorLagLaw(_Law):
             if allocation is None or time_constant is None:
                 raise ValueError("allocation, time_constant: a floating base needs the thrust "
                                  "allocation (6, 6) and the rotor time constant")
-            A = as_array(allocation, "allocation", shape=(6, 6))
-            if np.linalg.cond(A) > 1e12:
-                raise ValueError("allocation: expected an invertible 6×6 matrix, got one with "
-                                 f"condition number {np.linalg.cond(A):.3g}")
+            A = _allocation(allocation)
             self.allocation = A.copy()
             self.allocation.setflags(write=False)
             self._allocation_inv = np.linalg.inv(A)
@@ -758,6 +815,27 @@ class RotorLagLaw(_Law):
             _Ad_T_into(Cd, idr.base_wrench[0], Wb)                           # Ad_{C_d}ᵀ W₀
             x[:6] = self._allocation_inv @ Wb
         return x
+
+
+def _allocation(allocation):
+    """``A`` (6, 6), checked: a fully actuated base (rank 6, well conditioned)."""
+    A = as_array(allocation, "allocation", ndim=2)
+    if A.shape[0] != 6:
+        raise ValueError(f"allocation: expected a (6, 6) matrix (rows: the body-frame wrench "
+                         f"components), got shape {A.shape}")
+    rank = np.linalg.matrix_rank(A)
+    if rank < 6:
+        raise ValueError(f"allocation: rank {rank} < 6, an under-actuated base (a quadrotor's "
+                         f"allocation has rank 4); RotorLagLaw needs a fully actuated base "
+                         f"whose rotors span all six wrench components, such as the paper's "
+                         f"tilted hexarotor")
+    if A.shape[1] != 6:
+        raise ValueError(f"allocation: expected six rotors, a (6, 6) matrix, got shape "
+                         f"{A.shape} (redundant allocations are not supported)")
+    if np.linalg.cond(A) > 1e12:
+        raise ValueError("allocation: expected an invertible 6×6 matrix, got one with "
+                         f"condition number {np.linalg.cond(A):.3g}")
+    return A
 
 
 @njit

@@ -53,6 +53,14 @@ def _limit(x, name):
     return v
 
 
+def _bound(x, name):
+    """A non-negative bound, ``inf`` for none."""
+    v = _limit(x, name)
+    if v < 0.0:
+        raise ValueError(f"{name}: must be non-negative (inf: no limit), got {v}")
+    return v
+
+
 def _joint_fields(self, prismatic):
     object.__setattr__(self, "axis", _unit_axis(self.axis, "axis"))
     if not prismatic:
@@ -66,6 +74,8 @@ def _joint_fields(self, prismatic):
         raise ValueError(f"lower: must not exceed upper, got lower={lo}, upper={hi}")
     object.__setattr__(self, "lower", lo)
     object.__setattr__(self, "upper", hi)
+    object.__setattr__(self, "effort", _bound(self.effort, "effort"))
+    object.__setattr__(self, "velocity", _bound(self.velocity, "velocity"))
     for a in ("axis", "point"):
         if hasattr(self, a):
             getattr(self, a).setflags(write=False)
@@ -76,13 +86,17 @@ class _Joint:
     """Keywords every joint takes: ``name`` (default: the child body's name),
     ``armature`` (reflected rotor inertia), ``damping`` (viscous coefficient,
     joint force ``−damping · q̇``), ``lower``/``upper`` (position limits,
-    used by inverse kinematics, not by the dynamics)."""
+    used by inverse kinematics, not by the dynamics), ``effort``/``velocity``
+    (limits ``|τ| ≤ effort``, ``|q̇| ≤ velocity``, non-negative, ``inf``:
+    none; kept for the user, not used by the dynamics)."""
 
     name: str = field(default=None, kw_only=True)
     armature: float = field(default=0.0, kw_only=True)
     damping: float = field(default=0.0, kw_only=True)
     lower: float = field(default=-np.inf, kw_only=True)
     upper: float = field(default=np.inf, kw_only=True)
+    effort: float = field(default=np.inf, kw_only=True)
+    velocity: float = field(default=np.inf, kw_only=True)
 
     def __post_init__(self):
         _joint_fields(self, prismatic=not hasattr(self, "point"))
@@ -91,7 +105,8 @@ class _Joint:
 @dataclass(frozen=True)
 class Revolute(_Joint):
     """Revolute joint about ``axis`` through ``point`` (both in the child body's
-    frame); keywords as :class:`_Joint` (limits in rad)."""
+    frame); keywords as :class:`_Joint` (``lower``/``upper`` in rad,
+    ``effort`` in N m, ``velocity`` in rad/s)."""
 
     axis: np.ndarray
     point: np.ndarray = field(default_factory=lambda: np.zeros(3))
@@ -100,7 +115,8 @@ class Revolute(_Joint):
 @dataclass(frozen=True)
 class Prismatic(_Joint):
     """Prismatic joint along ``axis`` (child body's frame); keywords as
-    :class:`_Joint` (limits in metres)."""
+    :class:`_Joint` (``lower``/``upper`` in m, ``effort`` in N,
+    ``velocity`` in m/s)."""
 
     axis: np.ndarray
 
@@ -365,6 +381,8 @@ class Model:
     ``joint_damping``       (n,)          viscous damping ``b``
     ``joint_lower``         (n,)          lower position limit (``−inf``: none)
     ``joint_upper``         (n,)          upper position limit (``+inf``: none)
+    ``joint_max_effort``    (n,)          effort limit on ``|τ_i|`` (``inf``: none)
+    ``joint_max_velocity``  (n,)          velocity limit on ``|q̇_i|`` (``inf``: none)
     ======================  ============  ==========================================
 
     Per frame (row ``f`` is frame ``f``; rows ``0..N−1`` are the bodies):
@@ -382,7 +400,8 @@ class Model:
                  "body_parent", "body_origin", "body_home", "body_inertia", "body_mass",
                  "body_com", "body_rot_inertia", "joint_body", "joint_type", "joint_axis",
                  "joint_point", "joint_screw", "joint_armature", "joint_damping", "joint_lower",
-                 "joint_upper", "frame_body", "frame_offset", "home_pose", "n_bodies",
+                 "joint_upper", "joint_max_effort", "joint_max_velocity", "frame_body",
+                 "frame_offset", "home_pose", "n_bodies",
                  "n_joints", "nv", "n_frames", "_index", "_spec", "_data", "_pool",
                  "__weakref__")
 
@@ -415,6 +434,9 @@ class Model:
                                             dtype=float).reshape(n, 3)))
         for f in ("armature", "damping", "lower", "upper"):
             put("joint_" + f, _frozen(np.array([getattr(jt, f) for jt in joints], dtype=float)))
+        for f in ("effort", "velocity"):
+            put(f"joint_max_{f}", _frozen(np.array([getattr(jt, f) for jt in joints],
+                                                     dtype=float)))
         A = np.array([b.origin for b in bodies]).reshape(N, 4, 4)
         put("body_origin", _frozen(A))
         put("home_pose", _frozen(A[0]))

@@ -14,7 +14,22 @@ Conventions
   ``R = R_z(yaw) R_y(pitch) R_x(roll)``.
 * ``continuous`` is a revolute joint without position limits; ``<limit lower
   upper>`` gives the limits of revolute and prismatic joints (URDF defaults:
-  0), ``<dynamics damping>`` the viscous joint damping.
+  0); ``<limit effort velocity>`` the effort and velocity limits of any
+  moving joint (``inf`` when absent), kept in the model's
+  ``joint_max_effort`` and ``joint_max_velocity`` and not used by the
+  dynamics; ``<dynamics damping>`` the viscous joint damping ``b``.
+
+Damping and friction
+--------------------
+Pinocchio's ``rnea`` and ``aba`` leave ``pinocchio.Model.damping`` out;
+liedyn's dynamics include it: with damping kept, every ``τ^(k)`` includes
+``b q^(k+1)`` (``τ`` includes ``b q̇``). :func:`load_urdf` chooses with
+``damping=``: ``None`` (the default) keeps it and warns, naming the joints,
+``"keep"`` keeps it without the warning, ``"drop"`` loads every joint
+undamped. Coulomb friction (``<dynamics friction>``) is not modelled:
+``friction=None`` (the default) loads without it and warns, naming the
+joints, ``"drop"`` loads without it silently, ``"error"`` refuses a file
+with non-zero friction (:class:`URDFError`).
 * ``<inertial>``: mass ``m``, centre of mass ``c = xyz`` and the inertia matrix
   ``I`` about the centre of mass in axes rotated by ``rpy`` (``R``), so the
   link's body inertia in its own frame is
@@ -48,13 +63,11 @@ Read: ``<robot>``; ``<link name>`` with ``<inertial>`` (``<origin xyz rpy>``,
 Ignored without a warning, because they do not change the dynamics of the
 tree: ``<visual>`` and ``<collision>`` (geometry), ``<material>``,
 ``<transmission>``, ``<gazebo>`` and ``<ros2_control>`` (appearance, simulator
-and control-hardware settings), effort and velocity limits (kept in
-:class:`Joint`, not used by the model), and ``lower``/``upper`` on a
-continuous joint (which URDF defines as ignored).
+and control-hardware settings), and ``lower``/``upper`` on a continuous
+joint (which URDF defines as ignored).
 
 Everything else that is not used gets one :class:`URDFWarning` per file
-listing it: ``<calibration>``, ``<safety_controller>``, a non-zero
-``<dynamics friction>`` (Coulomb friction is not modelled), any unknown element
+listing it: ``<calibration>``, ``<safety_controller>``, any unknown element
 or attribute in ``<robot>``, ``<link>``, ``<inertial>`` or ``<joint>``, and
 the links and joints left outside the tree when ``root=`` picks a subtree.
 Mimic joints load as independent joints, as Pinocchio's parser does by
@@ -71,9 +84,10 @@ element, a missing name or attribute, a number that is not finite, duplicate
 link or joint names, a joint whose parent or child link does not exist, a link
 with two parent joints, a cycle, several roots (unless ``root=`` names one), a
 planar or floating joint in the tree, an unknown joint type, a zero axis,
-``lower > upper``, negative damping; for a link: negative or non-finite mass,
-or a moving link whose rotational inertia about the centre of mass (with the
-links welded to it) is not positive semi-definite. A link welded to a
+``lower > upper``, negative damping, effort or velocity limit; for a link:
+negative or non-finite mass, or a moving link whose rotational inertia about
+the centre of mass (with the links welded to it) is not positive
+semi-definite. A link welded to a
 positive semi-definite body only warns; the base of a fixed-base model never
 moves (only its mass and centre of mass enter the support reaction), so its
 rotational inertia is not checked.
@@ -246,6 +260,8 @@ class Body:
         body frame origin.
     lower, upper : float
         Position limits (``∓inf`` for continuous joints).
+    effort, velocity : float
+        Effort and velocity limits (``inf`` when absent).
     damping : float
         Viscous joint damping.
     origin : (4, 4)
@@ -265,6 +281,8 @@ class Body:
     axis: np.ndarray
     lower: float
     upper: float
+    effort: float
+    velocity: float
     damping: float
     origin: np.ndarray
     inertia: np.ndarray
@@ -499,14 +517,14 @@ class _Reader:
                             (("lower", 0.0), ("upper", 0.0), ("effort", None), ("velocity", None))))
             if jtype in ("revolute", "prismatic") and limit.lower > limit.upper:
                 self.fail(where, f"<limit> lower {limit.lower} > upper {limit.upper}")
+            for a in ("effort", "velocity"):
+                if (getattr(limit, a) or 0.0) < 0.0:
+                    self.fail(where, f"negative <limit {a}={getattr(limit, a)}>")
         dyn = self.one(el, "dynamics", where)
         damping = self.floats(dyn, "damping", None, 0.0, where)
         friction = self.floats(dyn, "friction", None, 0.0, where)
         if damping < 0.0:
             self.fail(where, f"negative <dynamics damping={damping}>")
-        if friction != 0.0:
-            self.ignore(("joint", name), "non-zero <dynamics friction> (Coulomb friction is not "
-                                         "modelled)")
         mimic = None
         mel = self.one(el, "mimic", where)
         if mel is not None:
@@ -600,7 +618,8 @@ def _walk(rd, root, children, parent_joint, link_of):
                     + (f"; for a floating base, load with root={j.child!r} and floating_base=True"
                        if j.type == "floating" else ""))
     rows = [dict(name=root, parent=-1, joint=None, joint_type=None, axis=np.zeros(3),
-                 lower=-math.inf, upper=math.inf, damping=0.0, origin=np.eye(4), links=[root])]
+                 lower=-math.inf, upper=math.inf, effort=math.inf, velocity=math.inf,
+                 damping=0.0, origin=np.eye(4), links=[root])]
     place = {root: (0, np.eye(4))}               # link -> (body index, pose in that body)
     frames = []
     for j in jtree:
@@ -616,8 +635,8 @@ def _walk(rd, root, children, parent_joint, link_of):
         rows.append(dict(name=j.child, parent=b, joint=j.name,
                          joint_type="prismatic" if j.type == "prismatic" else "revolute",
                          axis=j.axis, lower=j.limit.lower if bounded else -math.inf,
-                         upper=j.limit.upper if bounded else math.inf, damping=j.damping,
-                         origin=A, links=[j.child]))
+                         upper=j.limit.upper if bounded else math.inf,
+                         **_rate_limits(j.limit), damping=j.damping, origin=A, links=[j.child]))
     Mb = [np.zeros((6, 6)) for _ in rows]
     for name in order:
         b, T = place[name]
@@ -628,6 +647,15 @@ def _walk(rd, root, children, parent_joint, link_of):
                            "links": tuple(r["links"])})
                    for r, M in zip(rows, Mb))
     return bodies, tuple(frames), jtree
+
+
+def _rate_limits(limit):
+    """``{effort, velocity}`` of a ``<limit>`` (or ``None``), ``inf`` when absent."""
+    out = {}
+    for a in ("effort", "velocity"):
+        v = None if limit is None else getattr(limit, a)
+        out[a] = math.inf if v is None else v
+    return out
 
 
 def _check_inertias(rd, bodies, link_of, floating_base):
@@ -684,9 +712,12 @@ def _singular_leaves(bodies):
     return out
 
 
-def _describe(source, floating_base, root, loading=False):
+def _describe(source, floating_base, root, loading=False, friction=None):
     """``(Description, warning messages, indices of the bodies whose link
     inertias the messages call unrealizable)``.
+
+    ``friction``: as :func:`load_urdf`'s (``None`` warns about non-zero
+    Coulomb friction, ``"drop"`` does not, ``"error"`` raises).
 
     ``loading``: for :func:`load_urdf`, whose model builder checks each body's
     inertia again. A body of one link has that link's inertia, and the
@@ -739,6 +770,15 @@ def _describe(source, floating_base, root, loading=False):
     if unlimited:
         notes.append("revolute/prismatic joints without the <limit> URDF requires, loaded "
                      "without position limits: " + ", ".join(unlimited))
+    rubbing = [repr(j.name) for j in jtree if j.friction != 0.0]
+    if rubbing and friction == "error":
+        rd.fail("<robot>", "Coulomb friction (<dynamics friction>) is not modelled and "
+                           "friction='error' refuses it; joints with non-zero friction: "
+                + ", ".join(rubbing))
+    if rubbing and friction is None:
+        notes.append("Coulomb friction (<dynamics friction>) is not modelled: these joints "
+                     "load without it (friction='drop' accepts that silently, "
+                     "friction='error' refuses the file): " + ", ".join(rubbing))
     in_tree = {root} | {j.child for j in jtree}
     outside = [f"link {l.name!r}" for l in links if l.name not in in_tree] + \
               [f"joint {j.name!r}" for j in joints if j.parent not in in_tree]
@@ -785,7 +825,8 @@ def parse_urdf(source, *, floating_base=True, root=None):
     Warns
     -----
     URDFWarning
-        Ignored elements, mimic joints, unrealizable inertias, singular leaves.
+        Ignored elements, Coulomb friction (not modelled), mimic joints,
+        unrealizable inertias, singular leaves.
     """
     desc, notes, _ = _describe(source, floating_base, root)
     for n in notes:
@@ -793,13 +834,52 @@ def parse_urdf(source, *, floating_base=True, root=None):
     return desc
 
 
-def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=None):
+_DAMPING = (None, "keep", "drop")
+_FRICTION = (None, "drop", "error")
+
+
+def _choice(value, allowed, name, why=""):
+    if not any(value is a or (isinstance(value, str) and value == a) for a in allowed):
+        raise ValueError(f"{name}: expected one of {', '.join(map(repr, allowed))}{why}, "
+                         f"got {value!r}")
+    return value
+
+
+def _damping_note(desc):
+    """The warning about the damping a model keeps, or ``None`` without damping."""
+    damped = [f"{b.joint!r} (b = {b.damping:g})" for b in desc.bodies[1:] if b.damping > 0.0]
+    if not damped:
+        return None
+    return ("viscous joint damping (<dynamics damping>) is kept, so tau includes b q' "
+            "(tau^(k) includes b q^(k+1)) at these joints, unlike Pinocchio's rnea and aba; "
+            "damping='drop' loads without it, damping='keep' keeps it without this "
+            "warning: " + ", ".join(damped))
+
+
+def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=None,
+              damping=None, friction=None):
     """Build a :class:`liedyn.Model` from a URDF.
 
     Parameters are those of :func:`parse_urdf`, plus ``gravity`` (3,) in the
-    world frame. The model's ``body_names`` are the link names of the bodies,
+    world frame, and (module docstring, "Damping and friction"):
+
+    damping : None | "keep" | "drop"
+        ``<dynamics damping>``. ``None`` (default): kept, with a
+        :class:`URDFWarning` naming the damped joints (``τ`` then includes
+        ``b q̇``, which Pinocchio's ``rnea`` leaves out); ``"keep"``: kept
+        without the warning; ``"drop"``: every joint loads undamped.
+    friction : None | "drop" | "error"
+        ``<dynamics friction>``: Coulomb friction is not modelled, so it is
+        never kept. ``None`` (default): loaded without it, with a
+        :class:`URDFWarning` naming the joints; ``"drop"``: loaded without it
+        silently; ``"error"``: a joint with non-zero friction is a
+        :class:`URDFError`.
+
+    The model's ``body_names`` are the link names of the bodies,
     ``joint_names`` the URDF joint names in the q-column order of the module
-    docstring, and each link merged by a fixed joint is a named frame.
+    docstring, and each link merged by a fixed joint is a named frame;
+    ``joint_max_effort`` and ``joint_max_velocity`` hold ``<limit effort
+    velocity>`` (``inf`` when absent).
 
     Returns
     -------
@@ -811,11 +891,15 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
     FileNotFoundError, TypeError, URDFError
         As :func:`parse_urdf`; a body the model builder refuses is reported
         as a :class:`URDFError` naming the file and the link.
+    ValueError
+        ``damping`` or ``friction`` is not one of the values above.
 
     Warns
     -----
     URDFWarning
-        As :func:`parse_urdf`; the model builder's warnings about a body's
+        As :func:`parse_urdf` (less the friction warning with
+        ``friction="drop"``); kept damping with ``damping=None``; the model
+        builder's warnings about a body's
         inertia are repeated with the file and the link named. Each
         unrealizable inertia is reported once: by the builder for a body of
         one link, by the description (naming the link) for a link welded to
@@ -825,8 +909,15 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
         dynamics, so only its mass and centre of mass enter a result (the
         support reaction).
     """
-    desc, notes, reported = _describe(source, floating_base, root, loading=True)
+    _choice(damping, _DAMPING, "damping")
+    _choice(friction, _FRICTION, "friction",
+            " (Coulomb friction is not modelled, so it cannot be kept)")
+    desc, notes, reported = _describe(source, floating_base, root, loading=True,
+                                      friction=friction)
     src = desc.source if desc.source == "<string>" else repr(desc.source)
+    damped = _damping_note(desc) if damping is None else None
+    if damped:
+        notes.append(f"{src}: {damped}")
     inertias = [b.inertia for b in desc.bodies]
     if not floating_base:
         lam, tol = _com_moments(inertias[0])
@@ -843,7 +934,8 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
         joint = None
         if b.joint_type is not None:
             kind = Revolute if b.joint_type == "revolute" else Prismatic
-            joint = kind(b.axis, name=b.joint, damping=b.damping, lower=b.lower, upper=b.upper)
+            joint = kind(b.axis, name=b.joint, damping=0.0 if damping == "drop" else b.damping,
+                         lower=b.lower, upper=b.upper, effort=b.effort, velocity=b.velocity)
         parent = None if b.parent < 0 else desc.bodies[b.parent].name
         where = f"link {b.name!r}" + ("" if len(b.links) == 1 else
                                       f" (with {', '.join(map(repr, b.links[1:]))} welded to it)")

@@ -10,14 +10,7 @@ manipulator's pattern: a base carrying ``n_branches`` serial chains of
 import numpy as np
 
 from liedyn import ModelBuilder, Prismatic, Revolute, se3
-
-AXES = ((0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))
-
-
-def translation(x=0.0, y=0.0, z=0.0):
-    T = np.eye(4)
-    T[:3, 3] = (x, y, z)
-    return T
+from liedyn.examples.aerial_manipulator import AXES, translation  # noqa: F401
 
 
 def box_inertia(mass, dims):

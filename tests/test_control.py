@@ -68,8 +68,12 @@ def test_laws_refuse_wrong_number_of_poles_and_bad_parameters():
     with pytest.raises(ValueError, match="time_constant: expected a positive"):
         control.RotorLagLaw(m, ROTOR_POLES, ref, allocation=allocation_matrix(),
                             time_constant=0.0)
-    with pytest.raises(ValueError, match="allocation: expected an invertible"):
+    with pytest.raises(ValueError, match="allocation: rank 1 < 6, an under-actuated base"):
         control.RotorLagLaw(m, ROTOR_POLES, ref, allocation=np.ones((6, 6)), time_constant=0.05)
+    A = allocation_matrix().copy()
+    A[:, 5] = A[:, 3] + 1e-13 * np.eye(6)[0]          # rank 6, condition number ~1e13
+    with pytest.raises(ValueError, match="allocation: expected an invertible"):
+        control.RotorLagLaw(m, ROTOR_POLES, ref, allocation=A, time_constant=0.05)
     with pytest.raises(ValueError, match="relative_degree"):
         control.FeedbackLinearization(m, 1, (-1.0,))
 
@@ -331,6 +335,102 @@ def test_rotor_lag_law_makes_the_plant_follow_the_designed_error_dynamics():
 
 
 # ------------------------------------------------------ closed loop --
+
+def _quadrotor_allocation(arm=0.25, kappa=0.016):
+    """``A`` (6, 4) of a quadrotor in the X layout: four parallel thrusts
+    along body z span the roll, pitch and yaw moments and the vertical
+    force, four of the six wrench components."""
+    A = np.zeros((6, 4))
+    for i, (x, y, s) in enumerate(((1, 1, 1), (-1, 1, -1), (-1, -1, 1), (1, -1, -1))):
+        r = arm / np.sqrt(2.0) * np.array([x, y, 0.0])
+        A[:3, i] = np.cross(r, (0.0, 0.0, 1.0)) + (0.0, 0.0, s * kappa)
+        A[5, i] = 1.0
+    return A
+
+
+@pytest.mark.parametrize("allocation", [_quadrotor_allocation(),
+                                        np.hstack([_quadrotor_allocation()] * 2)[:, :6]],
+                         ids=["quadrotor (6, 4)", "hexarotor, coplanar rotors (6, 6)"])
+def test_rotor_lag_law_refuses_an_under_actuated_base(allocation):
+    ref = et.reference_target(ReferenceMotion(), 3)
+    with pytest.raises(ValueError, match=r"^allocation: rank 4 < 6, an under-actuated base.*"
+                                         r"fully actuated base"):
+        control.RotorLagLaw(aerial_manipulator(), ROTOR_POLES, ref,
+                            allocation=allocation, time_constant=0.05)
+
+
+def _laws_on_the_reference():
+    """``{name: (model, law, target at t = 0)}`` of the exact laws, floating and fixed."""
+    ref = ReferenceMotion()
+    model, fixed = aerial_manipulator(), aerial_manipulator(floating_base=False)
+    laws = et.laws(model, ref)
+    elastic_fixed = control.ElasticJointLaw(fixed, K, B, POLES,
+                                            lambda t: control.Target(q=ref.joint_jet(t, 5)))
+    out = {"elastic": laws["exact"][1], "rotor": laws["rotor lag: exact"][1],
+           "elastic, fixed": elastic_fixed}
+    return {name: (law.model, law, law.reference(0.0)) for name, law in out.items()}
+
+
+def _moved_start(model, law, T0):
+    if model.floating_base:
+        return law.state_on(T0, q=T0.q[0] + et.DELTA_Q,
+                            base_pose=se3.exp(et.DELTA_BASE) @ T0.base_pose)
+    return law.state_on(T0, q=T0.q[0] + et.DELTA_Q)
+
+
+@pytest.mark.parametrize("name", ["elastic", "rotor", "elastic, fixed"])
+def test_state_on_a_moved_configuration_starts_with_the_designed_error_jets(name):
+    """``state_on(target, q=, base_pose=)``: error jets ``(δ, 0, …, 0)`` for
+    the joints and ``(log(C_d⁻¹ C₀), 0, …)`` for the base, at round-off; the
+    naive start (the state on the target with ``q`` moved) has a large
+    second row."""
+    model, law, T0 = _laws_on_the_reference()[name]
+    state = _moved_start(model, law, T0)
+    jets = law.step(0.0, state).jets
+    rho = law.relative_degree
+    assert_close(jets.joint_error[0], et.DELTA_Q, rtol=0, atol=1e-15, what="e")
+    assert np.max(np.abs(jets.joint_error[1:])) < 1e-11, jets.joint_error
+    assert jets.joint_error.shape[0] == rho
+    if model.floating_base:
+        x = se3.log(se3.inv(T0.base_pose) @ state.base_pose)
+        assert_close(jets.base_error[0], x, rtol=0, atol=1e-15, what="x")
+        assert np.max(np.abs(jets.base_error[1:])) < 1e-11, jets.base_error
+    on = law.state_on(T0)
+    naive = State(base_pose=state.base_pose, base_twist=on.base_twist, q=state.q, qd=on.qd,
+                  extra=on.extra)
+    assert np.max(np.abs(law.step(0.0, naive).jets.joint_error[2])) > 1.0
+
+
+def _companion(poles):
+    """``F`` (ρ, ρ) with ``ė = F e`` for ``e = (e, ė, …, e^(ρ−1))`` of
+    ``e^(ρ) + Σ a_k e^(k) = 0``."""
+    a = control.gains_from_poles(poles)
+    F = np.diag(np.ones(len(a) - 1), 1)
+    F[-1] = -a
+    return F
+
+
+@pytest.mark.parametrize("name", ["elastic", "rotor", "elastic, fixed"])
+def test_moved_start_follows_the_designed_error_dynamics_from_the_first_step(name):
+    """Simulated from the moved start, the joint error is the solution of
+    the designed linear error dynamics, ``e(t) = [exp(F t) (δ, 0, …)]_0``,
+    from the first step on (RK4's error, relative ~(|p| dt)⁴ ≪ 1e-6), and
+    after ``HORIZON`` it has decayed as the slowest pole says."""
+    from scipy.linalg import expm
+    model, law, T0 = _laws_on_the_reference()[name]
+    poles = POLES if law.relative_degree == 4 else ROTOR_POLES
+    F = _companion(poles)
+    e0 = np.zeros((len(poles), model.n_joints))
+    e0[0] = et.DELTA_Q
+    dt = 2e-3
+    traj = simulate(model, _moved_start(model, law, T0), 0.1, dt=dt, controller=law,
+                    plant=law.plant)
+    ref = ReferenceMotion()
+    for k, t in enumerate(traj.time[:6]):
+        e = traj.q[k, 0] - ref.joint_jet(t, 1)[0]
+        assert_close(e, (expm(F * t) @ e0)[0], rtol=0, atol=1e-8 * np.max(np.abs(et.DELTA_Q)),
+                     what=f"e({t:g})")
+
 
 HORIZON = 8.0     # s: FIT_WINDOW = (3, 8) s of the experiment
 LAG_HORIZON = 4.0

@@ -376,7 +376,8 @@ def test_model_round_trip(case):
         assert rel_err(liedyn.frame_pose(back, C0, q[[model.joint_index(nm)
                                                       for nm in back.joint_names]], name),
                        liedyn.frame_pose(model, C0, q, name)) <= TOL, name
-    for field in ("joint_armature", "joint_damping", "joint_lower", "joint_upper"):
+    for field in ("joint_armature", "joint_damping", "joint_lower", "joint_upper",
+                  "joint_max_effort", "joint_max_velocity"):
         perm = [back.joint_index(nm) for nm in model.joint_names]
         assert np.array_equal(getattr(back, field)[perm], getattr(model, field)), field
     _same_dynamics(model, back, rng, model.floating_base)
@@ -401,6 +402,8 @@ def test_from_pinocchio_urdf_equals_load_urdf(robot):
     lim = np.isfinite(model.joint_lower)
     assert np.array_equal(np.isfinite(back.joint_lower), lim)
     assert rel_err(back.joint_lower[lim], model.joint_lower[lim]) <= TOL
+    for field in ("joint_max_effort", "joint_max_velocity"):
+        assert np.array_equal(getattr(back, field), getattr(model, field)), field
     _same_dynamics(model, back, np.random.default_rng(2), model.floating_base)
 
 

@@ -70,7 +70,7 @@ def test_joint_index_reads_the_joints_own_row():
               for name, (parent, child, jtype, axis, lo, hi, b) in reversed(spec.items())]
     links = [link(k) for k in ("base", "thigh", "shin", "carriage")]
     for floating in (True, False):
-        model = load_urdf(robot(*links, *joints), floating_base=floating)
+        model = load_urdf(robot(*links, *joints), floating_base=floating, damping="keep")
         for name, (_, child, jtype, axis, lo, hi, b) in spec.items():
             i = model.joint_index(name)
             assert (model.joint_lower[i], model.joint_upper[i], model.joint_damping[i]) == \
@@ -83,30 +83,34 @@ def test_joint_index_reads_the_joints_own_row():
 
 def _pinocchio_joint(pm, data, name):
     """``(limits or None for an unbounded joint, damping, armature, screw Y at
-    the neutral configuration in the world, angular first)`` of Pinocchio's
-    joint ``name``."""
+    the neutral configuration in the world, angular first, (effort,
+    velocity) limits)`` of Pinocchio's joint ``name``."""
     jid = pm.getJointId(name)
     iq, iv = pm.idx_qs[jid], pm.idx_vs[jid]
     limits = ((pm.lowerPositionLimit[iq], pm.upperPositionLimit[iq]) if pm.nqs[jid] == 1
               else None)
     J = pin.getJointJacobian(pm, data, jid, pin.ReferenceFrame.WORLD)[:, iv]
-    return limits, pm.damping[iv], pm.armature[iv], np.concatenate([J[3:], J[:3]])
+    return (limits, pm.damping[iv], pm.armature[iv], np.concatenate([J[3:], J[:3]]),
+            (pm.effortLimit[iv], pm.velocityLimit[iv]))
 
 
-@pytest.mark.parametrize("name", ["talos", "pr2", "panda"])
+@pytest.mark.parametrize("name", ["talos", "pr2", "panda", "human"])
 def test_joint_fields_match_pinocchio_joint_by_joint(name):
-    """Limits, damping, armature, type, axis and screw of every joint, looked
-    up by name in Pinocchio's parse (base at identity, q = 0)."""
+    """Position, effort and velocity limits, damping, armature, type, axis and
+    screw of every joint, looked up by name in Pinocchio's parse (base at
+    identity, q = 0)."""
     model = load_robot(name)
     pm = pinocchio_from_urdf(robot_path(name), model.floating_base)
     data = pm.createData()
     pin.computeJointJacobians(pm, data, pin.neutral(pm))
     assert np.any(model.joint_lower[1:] != model.joint_lower[:-1])   # rows are told apart
+    assert np.any(model.joint_max_effort[1:] != model.joint_max_effort[:-1])
     for i, jname in enumerate(model.joint_names):
         assert model.joint_index(jname) == i
-        limits, b, arm, Y = _pinocchio_joint(pm, data, jname)
+        limits, b, arm, Y, rates = _pinocchio_joint(pm, data, jname)
         lims = (model.joint_lower[i], model.joint_upper[i])
         assert lims == (limits or (-np.inf, np.inf)), jname
+        assert (model.joint_max_effort[i], model.joint_max_velocity[i]) == rates, jname
         assert (model.joint_damping[i], model.joint_armature[i]) == (b, arm), jname
         revolute = np.linalg.norm(Y[:3]) > 0.5
         assert model.joint_type[i] == (JOINT_REVOLUTE if revolute else JOINT_PRISMATIC), jname

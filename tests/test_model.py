@@ -193,6 +193,10 @@ def test_base_rules():
     (lambda: Revolute((0, 0, 1), lower=1.0, upper=-1.0), ValueError, "lower"),
     (lambda: Revolute((0, 0, 1), lower=np.nan), ValueError, "lower"),
     (lambda: Revolute((0, 0, 1), name=""), TypeError, "name"),
+    (lambda: Revolute((0, 0, 1), effort=-1.0), ValueError, "effort"),
+    (lambda: Prismatic((0, 0, 1), effort=np.nan), ValueError, "effort"),
+    (lambda: Revolute((0, 0, 1), velocity=-np.inf), ValueError, "velocity"),
+    (lambda: Prismatic((0, 0, 1), velocity=True), TypeError, "velocity"),
     (lambda: ModelBuilder(gravity=(0.0, np.nan, -9.81)), ValueError, "gravity"),
     (lambda: ModelBuilder(gravity=(0.0, -9.81)), ValueError, "gravity"),
     (lambda: ModelBuilder(floating_base="yes"), TypeError, "floating_base"),
@@ -264,6 +268,20 @@ def test_pickled_model_rebuilds_the_same_arrays():
     a = liedyn.inverse_dynamics(m, None, V, q, 0)
     b = liedyn.inverse_dynamics(m2, None, V, q, 0)
     assert np.array_equal(a.tau, b.tau)
+
+
+def test_effort_and_velocity_limits_in_q_column_order_and_pickled():
+    b = ModelBuilder()
+    b.add_body("base", None, None, None, UNIT)
+    b.add_body("a", "base", Revolute((0, 0, 1), effort=3.0, velocity=2.0), None, UNIT)
+    b.add_body("b", "a", Prismatic((1, 0, 0), velocity=0.5), None, UNIT)
+    b.add_body("c", "base", Revolute((0, 1, 0), effort=0.0), None, UNIT)
+    m = b.build()
+    m2 = pickle.loads(pickle.dumps(m))
+    for model in (m, m2):
+        assert list(model.joint_max_effort) == [3.0, np.inf, 0.0]
+        assert list(model.joint_max_velocity) == [2.0, 0.5, np.inf]
+        assert not model.joint_max_effort.flags.writeable
 
 
 def random_tree_model():

@@ -56,6 +56,8 @@ r = 2
 res = liedyn.inverse_dynamics(model, np.eye(4), np.zeros((r + 2, 6)), np.zeros((r + 3, 1)), r)
 expected = np.zeros((r + 1, 6))
 expected[0, 5] = (m0 + m1) * g
+from liedyn.examples import ReferenceMotion, aerial_manipulator
+assert aerial_manipulator().n_joints == ReferenceMotion().joint_jet(0.0, 1).shape[1] == 6
 imports = {}
 for name in ("models", "experiments"):
     try:
@@ -112,7 +114,9 @@ def test_wheel_holds_only_the_library(wheel):
         meta = email.message_from_string(z.read(info).decode())
     tops = {n.split("/")[0] for n in names}
     assert tops == {"liedyn", info.split("/")[0]}, tops
-    assert {"liedyn/__init__.py", "liedyn/baselines/casadi_ad.py"} <= set(names)
+    assert {"liedyn/__init__.py", "liedyn/baselines/casadi_ad.py", "liedyn/examples/__init__.py",
+            "liedyn/examples/aerial_manipulator.py",
+            "liedyn/examples/reference_motion.py"} <= set(names)
     # the licence travels with the wheel (license-files in pyproject.toml)
     dist_info = info.split("/")[0]
     assert f"{dist_info}/licenses/LICENSE" in names, [n for n in names if "LICENSE" in n]

@@ -545,14 +545,96 @@ def test_one_warning_lists_everything_ignored():
                 '<sensor name="imu"/>')
     with pytest.warns(URDFWarning) as record:
         parse_urdf(xml)
-    (msg,) = [str(w.message) for w in record]
+    (msg,) = [str(w.message) for w in record if "ignored" in str(w.message)]
     assert msg.startswith("<string>: ignored")
     for frag in ("<calibration> in joint 'j'", "<safety_controller> in joint 'j'",
-                 "<spring> in joint 'j'", "<dynamics friction> (Coulomb friction is not modelled) "
-                 "in joint 'j'", "attribute 'note' of <joint> in joint 'j'",
+                 "<spring> in joint 'j'", "attribute 'note' of <joint> in joint 'j'",
                  "attribute 'color' of <link> in link 'a'", "<contact> in link 'a'",
                  "<sensor> in <robot>"):
         assert frag in msg, frag
+
+
+DAMPED = robot(link("base"), link("a"), link("b"),
+               joint("ja", "base", "a", extra='<limit lower="0" upper="1"/>'
+                                           '<dynamics damping="0.25" friction="0.5"/>'),
+               joint("jb", "a", "b", extra='<limit lower="0" upper="1"/>'))
+
+
+def test_damping_is_kept_with_a_warning_naming_the_joints():
+    with pytest.warns(URDFWarning) as record:
+        model = load_urdf(DAMPED)
+    (msg,) = [str(w.message) for w in record if "damping" in str(w.message)]
+    assert "'ja' (b = 0.25)" in msg and "'jb'" not in msg
+    assert "tau includes b q'" in msg and "damping='drop'" in msg
+    assert list(model.joint_damping) == [0.25, 0.0]
+
+
+@pytest.mark.parametrize("damping, b", [("keep", 0.25), ("drop", 0.0)])
+def test_damping_keep_or_drop_is_silent(damping, b):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", URDFWarning)
+        model = load_urdf(DAMPED, damping=damping, friction="drop")
+    assert list(model.joint_damping) == [b, 0.0]
+
+
+def test_talos_without_damping_is_pinocchios_rnea():
+    """Talos' URDF damps its joints. Kept, ``τ`` exceeds Pinocchio's ``rnea``
+    (which leaves ``pinocchio.Model.damping`` out) by exactly ``b q̇``;
+    dropped, it is ``rnea``'s ``τ`` to round-off."""
+    from liedyn.interop.pinocchio import pair
+    path = _robots_dir() / ROBOTS["talos"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", URDFWarning)
+        kept = load_urdf(path, damping="keep")
+        dropped = load_urdf(path, damping="drop")
+    assert np.any(kept.joint_damping > 0.0) and not np.any(dropped.joint_damping)
+    pm = pinocchio_from_urdf(path, True)
+    rng = np.random.default_rng(3)
+    C0, V, q = se3.exp(rng.normal(size=6)), rng.normal(size=(2, 6)), rng.normal(size=(3, 32))
+    W_pin, tau_pin = pair(dropped, pm).rnea(C0, V, q)
+    assert kept.joint_names == tuple(pm.names[2:])
+    assert np.array_equal(pm.damping[6:], kept.joint_damping)
+    res = {m: liedyn.inverse_dynamics(m, C0, V, q, 0) for m in (kept, dropped)}
+    scale = 1.0 + np.max(np.abs(tau_pin))
+    assert np.max(np.abs(res[dropped].tau[0] - tau_pin)) <= 1e-11 * scale
+    assert np.max(np.abs(res[kept].tau[0] - kept.joint_damping * q[1] - tau_pin)) <= 1e-11 * scale
+    assert np.max(np.abs(res[dropped].base_wrench[0] - W_pin)) <= 1e-11 * (1 + np.max(abs(W_pin)))
+
+
+def test_friction_is_not_modelled_and_says_so():
+    with pytest.warns(URDFWarning) as record:
+        load_urdf(DAMPED, damping="keep")
+    (msg,) = [str(w.message) for w in record]
+    assert "Coulomb friction (<dynamics friction>) is not modelled" in msg and "'ja'" in msg
+    with pytest.raises(URDFError, match=r"friction='error' refuses it.*'ja'"):
+        load_urdf(DAMPED, friction="error")
+    quiet(robot(link("base"), link("a"), joint("j", "base", "a", extra="<limit/>")))
+
+
+@pytest.mark.parametrize("arg, value", [("damping", "off"), ("damping", False),
+                                        ("friction", "keep"), ("friction", 0.0)])
+def test_damping_and_friction_refuse_unknown_values(arg, value):
+    with pytest.raises(ValueError, match=rf"^{arg}: expected one of"):
+        load_urdf(DAMPED, **{arg: value})
+
+
+def test_effort_and_velocity_limits_are_kept():
+    xml = robot(link("base"), link("a"), link("b"), link("c"),
+                joint("j1", "base", "a", extra='<limit lower="0" upper="1" effort="3" '
+                                               'velocity="4"/>'),
+                joint("j2", "a", "b", jtype="continuous", extra='<limit effort="5"/>'),
+                joint("j3", "b", "c", jtype="continuous", extra=""))
+    model = load_urdf(xml)
+    assert list(model.joint_max_effort) == [3.0, 5.0, math.inf]
+    assert list(model.joint_max_velocity) == [4.0, math.inf, math.inf]
+
+
+@pytest.mark.parametrize("attr", ["effort", "velocity"])
+def test_error_negative_effort_or_velocity_limit(tmp_path, attr):
+    xml = robot(link("base"), link("a"),
+                joint("j", "base", "a", extra=f'<limit lower="0" upper="1" {attr}="-1"/>'))
+    for src, label in sources(xml, tmp_path):
+        _raises(src, label, "joint 'j'", f"negative <limit {attr}=-1.0>")
 
 
 def test_warning_names_the_file(tmp_path):

@@ -839,9 +839,9 @@ def to_pinocchio(model, base_pose=None, free_flyer=None):
     another parent-first order does not have (``vperm`` maps between them).
     Revolute joints become ``JointModelRevoluteUnaligned`` with their frame on
     the axis at the joint's ``point``, prismatic ones
-    ``JointModelPrismaticUnaligned``; joint names, position limits,
-    armature and damping (``pinocchio.Model.damping``, which Pinocchio's
-    RNEA/ABA do not read) are copied. Every body gets a ``BODY`` frame and every
+    ``JointModelPrismaticUnaligned``; joint names, position, effort and
+    velocity limits, armature and damping (``pinocchio.Model.damping``, which
+    Pinocchio's RNEA/ABA do not read) are copied. Every body gets a ``BODY`` frame and every
     added frame an ``OP_FRAME`` of the same name.
 
     Parameters
@@ -896,7 +896,8 @@ def to_pinocchio(model, base_pose=None, free_flyer=None):
             lo, hi = model.joint_lower[i], model.joint_upper[i]
             big = np.finfo(float).max
             jid[j] = pm.addJoint(int(jid[p]), jm, _se3(pin, placement), model.joint_names[i],
-                                 np.full(1, big), np.full(1, big),
+                                 np.full(1, min(model.joint_max_effort[i], big)),
+                                 np.full(1, min(model.joint_max_velocity[i], big)),
                                  np.full(1, max(lo, -big)), np.full(1, min(hi, big)))
             iv = pm.joints[int(jid[j])].idx_v
             pm.armature[iv] = model.joint_armature[i]
@@ -916,6 +917,11 @@ def to_pinocchio(model, base_pose=None, free_flyer=None):
 
 # ----------------------------------------------------------- Pinocchio → liedyn --
 
+def _unbounded(x, big):
+    """``x`` as a float, ``inf`` from ``big`` up (Pinocchio's stand-in for no limit)."""
+    return np.inf if x >= big else float(x)
+
+
 def from_pinocchio(pin_model):
     """A liedyn model of a Pinocchio model, paired with it.
 
@@ -933,8 +939,8 @@ def from_pinocchio(pin_model):
     body and lends it its frame (a free flyer always lends its frame). The
     other ``BODY``, ``OP_FRAME`` and ``SENSOR`` frames become named frames;
     ``JOINT`` and ``FIXED_JOINT`` frames do not (a fixed joint's frame is its
-    child link's ``BODY`` frame). Position limits, armature and
-    ``model.damping`` (as viscous damping) are read.
+    child link's ``BODY`` frame). Position, effort and velocity limits,
+    armature and ``model.damping`` (as viscous damping) are read.
 
     Parameters
     ----------
@@ -1010,7 +1016,9 @@ def from_pinocchio(pin_model):
         lo = -np.inf if lo <= -big else lo
         hi = np.inf if hi >= big else hi
         kw = dict(name=pm.names[i], armature=float(pm.armature[iv]),
-                  damping=float(pm.damping[iv]), lower=lo, upper=hi)
+                  damping=float(pm.damping[iv]), lower=lo, upper=hi,
+                  effort=_unbounded(pm.effortLimit[iv], big),
+                  velocity=_unbounded(pm.velocityLimit[iv], big))
         R = Binv[i][:3, :3]
         if kind == "revolute":                # the axis passes through the joint frame's origin
             joint = Revolute(R @ axis, point=Binv[i][:3, 3], **kw)
