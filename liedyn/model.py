@@ -303,7 +303,7 @@ class ModelBuilder:
 
 class _WorkspacePool(threading.local):
     """The workspaces that calls without ``workspace=`` use, per thread:
-    ``{order: [Workspace, …]}`` (see :func:`liedyn.workspace.pooled_workspace`)."""
+    ``{order: [Workspace, …]}`` (see :func:`liedyn.workspace.workspace_for`)."""
 
     def __init__(self):
         self.by_order = {}

@@ -260,16 +260,12 @@ POOLED_ORDERS = 4         # orders kept per model and thread (the oldest added g
 _getrefcount = sys.getrefcount
 
 
-def pooled_workspace(model, r):
-    """A single-call workspace of ``model`` at order ``r`` that nothing but the
-    pool of this thread refers to (a new one when every pooled one is held)."""
+def _pool_miss(model, r, entries):
+    """A new single-call workspace for ``model`` at order ``r`` when none of
+    this thread's pooled ``entries`` (``None``: none yet for ``r``) is free;
+    kept in the pool while it has room."""
     by_order = model._pool.by_order
-    entries = by_order.get(r)
-    if entries is not None:
-        for ws in entries:
-            if _getrefcount(ws) <= _FREE:
-                return ws
-    else:
+    if entries is None:
         if len(by_order) >= POOLED_ORDERS:
             del by_order[next(iter(by_order))]
         entries = by_order[r] = []
@@ -280,7 +276,7 @@ def pooled_workspace(model, r):
 
 
 def _count_in_loop(entries):
-    """References to the only entry of ``entries`` as :func:`pooled_workspace`'s
+    """References to the only entry of ``entries`` as :func:`workspace_for`'s
     loop counts them when nothing else refers to it."""
     for ws in entries:
         return _getrefcount(ws)
@@ -290,9 +286,9 @@ _FREE = _count_in_loop([object()])
 
 
 def workspace_for(model, order, workspace, samples=None):
-    """``workspace`` checked against ``(model, order)``, or one from the pool
-    (:func:`pooled_workspace`, its common case inlined: this is on every
-    call's path)."""
+    """``workspace`` checked against ``(model, order)``; without one, a
+    single-call workspace of this thread's pool that nothing but the pool
+    refers to (a new one, :func:`_pool_miss`, when every pooled one is held)."""
     if workspace is None:
         if samples is None:
             entries = model._pool.by_order.get(order)
@@ -300,7 +296,7 @@ def workspace_for(model, order, workspace, samples=None):
                 for ws in entries:
                     if _getrefcount(ws) <= _FREE:
                         return ws
-            return pooled_workspace(model, order)
+            return _pool_miss(model, order, entries)
         return Workspace._fresh(model, order, samples)
     if (type(workspace) is Workspace and workspace.model is model and workspace.order == order
             and workspace.samples == samples):
