@@ -526,9 +526,9 @@ def closed_form_jets(model, base_pose, base_twist, q, order, *, applied=None, re
     model : Model
     base_pose : (4, 4) or None
         Base pose (``None``: ``model.home_pose``).
-    base_twist : (order+2, 6) or None
+    base_twist : (order+2, 6) or None (more rows: the first order+2 are read)
         Spatial base twist jet ``V₀^(0..order+1)``; ``None`` for a fixed base.
-    q : (order+3, n)
+    q : (order+3, n) (more rows: the first order+3 are read)
         Joint jet ``q^(0..order+2)``.
     order : int ≥ 0
     applied : (order+1, N, 6), optional, keyword
@@ -632,9 +632,9 @@ def coriolis_matrix(model, base_pose, base_twist, q, *, reference="world", works
     ----------
     model : Model
     base_pose : (4, 4) or None
-    base_twist : (1, 6) or None
+    base_twist : (1, 6) or None (more rows: only the first is read)
         The state's spatial base twist ``V₀``; ``None`` for a fixed base.
-    q : (2, n)
+    q : (2, n) (more rows: the first 2 are read)
         The state ``[q; q̇]``.
     reference : {"world", "base"}, keyword
         As :func:`closed_form_jets`.
