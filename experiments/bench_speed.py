@@ -84,16 +84,34 @@ BATCH_SAMPLES = 3000
 CSV_FIELDS = ["section", "quantity", "value", "unit"]
 
 
-def _inverse_forward(model, r, rng, workspace=False):
-    """Zero-argument callables for inverse and forward dynamics of order r."""
+def _default_and_workspace(model, r, rng):
+    """Inverse, forward and hybrid dynamics of order r, each as the README
+    calls it (no ``workspace=``) and with a reused :class:`liedyn.Workspace`:
+    ``{(alg, path): callable}``, path ``"default"`` or ``"workspace"``."""
     C0, Vb, q = B.inverse_inputs(model, r, rng)
     res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
-    wi = liedyn.Workspace(model, r) if workspace else None
-    wf = liedyn.Workspace(model, r) if workspace else None
-    fargs = (model, C0, Vb[:1], q[:2], r)
-    fkw = dict(tau=res.tau, base_wrench=res.base_wrench)
-    return (lambda: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=wi),
-            lambda: liedyn.forward_dynamics(*fargs, **fkw, workspace=wf))
+    mask = np.zeros(model.n_joints, dtype=bool)
+    mask[::2] = True                                  # every other joint motion-driven
+    kw = dict(tau=res.tau, base_wrench=res.base_wrench)
+    calls = {"ID": lambda ws: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=ws),
+             "FD": lambda ws: liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, **kw,
+                                                      workspace=ws),
+             "HD": lambda ws: liedyn.hybrid_dynamics(model, C0, Vb, q, r, motion_driven=mask,
+                                                     **kw, workspace=ws)}
+    out = {}
+    for alg, call in calls.items():
+        ws = liedyn.Workspace(model, r)
+        out[(alg, "default")] = lambda call=call: call(None)
+        out[(alg, "workspace")] = lambda call=call, ws=ws: call(ws)
+    return out
+
+
+def _inverse_forward(model, r, rng, workspace=False):
+    """Zero-argument callables for inverse and forward dynamics of order r,
+    with a reused workspace or as the README calls them."""
+    fns = _default_and_workspace(model, r, rng)
+    path = "workspace" if workspace else "default"
+    return fns[("ID", path)], fns[("FD", path)]
 
 
 # The loops take every kernel argument as an argument of their own: a literal
@@ -210,28 +228,6 @@ def section_small(calls, rng, rows):
         rows.append(dict(section="small ratio", quantity=name, value=x, unit="ratio"))
     B.print_table("aerial manipulator, ratios in the same run (smallest per-round medians)",
                   ["ratio", "value"], [[n, f"{x:.2f}"] for n, x in ratios])
-
-
-def _default_and_workspace(model, r, rng):
-    """Inverse, forward and hybrid dynamics of order r, each as the README
-    calls it (no ``workspace=``) and with a reused :class:`liedyn.Workspace`:
-    ``{(alg, path): callable}``, path ``"default"`` or ``"workspace"``."""
-    C0, Vb, q = B.inverse_inputs(model, r, rng)
-    res = liedyn.inverse_dynamics(model, C0, Vb, q, r)
-    mask = np.zeros(model.n_joints, dtype=bool)
-    mask[::2] = True                                  # every other joint motion-driven
-    kw = dict(tau=res.tau, base_wrench=res.base_wrench)
-    calls = {"ID": lambda ws: liedyn.inverse_dynamics(model, C0, Vb, q, r, workspace=ws),
-             "FD": lambda ws: liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], r, **kw,
-                                                      workspace=ws),
-             "HD": lambda ws: liedyn.hybrid_dynamics(model, C0, Vb, q, r, motion_driven=mask,
-                                                     **kw, workspace=ws)}
-    out = {}
-    for alg, call in calls.items():
-        ws = liedyn.Workspace(model, r)
-        out[(alg, "default")] = lambda call=call: call(None)
-        out[(alg, "workspace")] = lambda call=call, ws=ws: call(ws)
-    return out
 
 
 def section_default(calls, rng, rows):
