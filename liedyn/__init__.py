@@ -17,6 +17,9 @@ from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynami
                       KinematicsResult)
 from .simulate import Inputs, SimulationError, State, Trajectory, simulate
 from .workspace import Workspace
+from .contact import (ConstrainedForwardDynamicsResult, ConstraintSet, Contact1D, Contact3D,
+                      Contact6D, constrained_forward_dynamics, constraint_error,
+                      constraint_jacobian)
 from . import control, trajectory
 
 __all__ = [
@@ -32,6 +35,8 @@ __all__ = [
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError",
+    "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "constraint_jacobian",
+    "constraint_error", "constrained_forward_dynamics", "ConstrainedForwardDynamicsResult",
     "control", "trajectory",
 ]
 __version__ = "0.1.0"

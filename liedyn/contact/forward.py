@@ -1,0 +1,588 @@
+"""Constrained forward dynamics of order r on the articulated-body passes
+(SPEC §13.2, recursive form).
+
+Order k, given everything of orders ``0..k−1``:
+
+1. the constraint forces' known wrench terms of order k,
+   ``Σ_{a=1}^{k} binom(k, a) T(p^(a))ᵀ λ^(k−a)`` (the point jets ``p^(a)``
+   of the contact points), join the applied wrench jets;
+2. the articulated-body step of order k (H-GABI-FBS, SPEC §5) without
+   ``λ^(k)`` gives the free motion ``ν_f^(k+1)`` and the free rate
+   ``e_k = (J ν)^(k+1)_f`` (plus the Baumgarte terms);
+3. ``λ^(k) = −Λ e_k`` with ``Λ⁻¹ = J M⁻¹ Jᵀ`` (pseudo-inverse when the
+   constraints are redundant), and every order-k quantity of the passes
+   (``V^(k+1)``, ``q^(k+2)``, ``W^(k)``, ``c^(k+2)``) moves by its response to
+   ``λ^(k)``.
+
+The responses to a unit force along each row of ``λ`` are ``m`` solves
+against the articulated inertias (the linear part of one articulated-body
+step), formed once per call with ``Λ⁻¹``: every order reuses them, as it
+reuses ``M^A`` (Lemma 2).
+
+Glossary (``model``, ``ws``, ``cd``: compiled handles; every spatial
+quantity about the base origin ``o``, SPEC §1)
+----------------------------------------------------------------------
+==========  ================  ============================================
+``Pa, Pb``  (r+3, nc, 3)      point jets ``p^(k)`` of each constraint's two
+                              points (``Pb``: the anchor, at rest, for a
+                              world contact)
+``RV``      (m, N, 6)         response ``ΔV_j`` to a unit ``λ_i``
+``RW``      (m, N, 6)         response ``ΔW_j``
+``Rq``      (m, n)            response ``Δq̈``
+``G``       (m, m)            ``Λ⁻¹ = J M⁻¹ Jᵀ``
+``Gp``      (m, m)            its pseudo-inverse ``Λ``
+``lam``     (r+1, m)          output: ``λ^(0..r)`` (reported form, SPEC §13.1)
+==========  ================  ============================================
+"""
+
+import numpy as np
+
+from .._checks import (BAD_TAU, NOT_FINITE, OK, _all_finite, check_motion, is_jet)
+from .._jit import Kernel, njit
+from ..articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
+                           configuration, recover)
+from ..forward import base_outputs, check_base_applied
+from ..inertia import _com_order
+from ..se3 import _log_so3_into
+from .constraints import KIND_1D, KIND_6D
+
+# kernel statuses of this module (below the library's own)
+INCONSISTENT = -30        # redundant constraints the state cannot satisfy
+NOT_ANCHORED = -31        # Baumgarte position term on a world contact without an anchor
+
+
+@njit(inline=True)
+def _point_order(P, c, k, V, b, binom):
+    """``p^(k)``, k ≥ 1, of point ``c`` fixed on body ``b`` (``b < 0``: at rest):
+    ``p^(k) = Σ_a binom(k−1, a) ω^(a) × p^(k−1−a) + v^(k−1)``."""
+    if b < 0:
+        P[k, c, 0] = P[k, c, 1] = P[k, c, 2] = 0.0
+        return
+    x, y, z = V[k - 1, b, 3], V[k - 1, b, 4], V[k - 1, b, 5]
+    for a in range(k):
+        w = V[a, b]
+        p = P[k - 1 - a, c]
+        s = binom[k - 1, a]
+        x += s * (w[1] * p[2] - w[2] * p[1])
+        y += s * (w[2] * p[0] - w[0] * p[2])
+        z += s * (w[0] * p[1] - w[1] * p[0])
+    P[k, c, 0], P[k, c, 1], P[k, c, 2] = x, y, z
+
+
+@njit(inline=True)
+def _origin(C, X, out):
+    """Origin of the frame ``C X`` (``C`` a body pose about ``o``)."""
+    for i in range(3):
+        out[i] = C[i, 0] * X[0, 3] + C[i, 1] * X[1, 3] + C[i, 2] * X[2, 3] + C[i, 3]
+
+
+@njit
+def contact_points(cd, ws, Pa, Pb):
+    """``p^(0)`` of every constraint's two points, about ``o``."""
+    C, o = ws.C, ws.o
+    for c in range(cd.kind.shape[0]):
+        _origin(C[cd.body_a[c]], cd.offset_a[c], Pa[0, c])
+        if cd.body_b[c] >= 0:
+            _origin(C[cd.body_b[c]], cd.offset_b[c], Pb[0, c])
+        else:
+            for i in range(3):
+                Pb[0, c, i] = cd.offset_b[c, i, 3] - o[i]
+
+
+@njit
+def point_jets(cd, ws, Pa, Pb, k):
+    """Row ``k ≥ 1`` of the point jets, from ``V^(0..k−1)``."""
+    for c in range(cd.kind.shape[0]):
+        _point_order(Pa, c, k, ws.V, cd.body_a[c], ws.binom)
+        _point_order(Pb, c, k, ws.V, cd.body_b[c], ws.binom)
+
+
+@njit(inline=True)
+def _twist(V, k, b, i):
+    return V[k, b, i] if b >= 0 else 0.0
+
+
+@njit
+def constraint_rate(cd, V, Pa, Pb, j, binom, out):
+    """``(J ν)^(j)`` (m,) from the twist jets ``V^(0..j)`` and the point jets
+    ``p^(0..j+1)`` (SPEC §13.1: the rows of each constraint kind)."""
+    for c in range(cd.kind.shape[0]):
+        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
+        if cd.kind[c] == KIND_6D:
+            for i in range(3):
+                out[r0 + i] = V[j, a, i] - _twist(V, j, b, i)
+                out[r0 + 3 + i] = V[j, a, 3 + i] - _twist(V, j, b, 3 + i)
+            for s in range(j + 1):                  # Σ binom(j, s) Δω^(j−s) × p_a^(s)
+                w0 = V[j - s, a, 0] - _twist(V, j - s, b, 0)
+                w1 = V[j - s, a, 1] - _twist(V, j - s, b, 1)
+                w2 = V[j - s, a, 2] - _twist(V, j - s, b, 2)
+                p = Pa[s, c]
+                f = binom[j, s]
+                out[r0 + 3] += f * (w1 * p[2] - w2 * p[1])
+                out[r0 + 4] += f * (w2 * p[0] - w0 * p[2])
+                out[r0 + 5] += f * (w0 * p[1] - w1 * p[0])
+        else:
+            dx = Pa[j + 1, c, 0] - Pb[j + 1, c, 0]
+            dy = Pa[j + 1, c, 1] - Pb[j + 1, c, 1]
+            dz = Pa[j + 1, c, 2] - Pb[j + 1, c, 2]
+            if cd.kind[c] == KIND_1D:
+                n = cd.normal[c]
+                out[r0] = n[0] * dx + n[1] * dy + n[2] * dz
+            else:
+                out[r0], out[r0 + 1], out[r0 + 2] = dx, dy, dz
+
+
+@njit
+def constraint_error_kernel(cd, ws, Pa, out):
+    """``φ`` (m,) at the current configuration (SPEC §13.1); returns
+    ``NOT_ANCHORED`` if a world contact has no anchor."""
+    C, o = ws.C, ws.o
+    Rb = np.empty((3, 3))
+    Re = np.empty((3, 3))
+    th = np.empty(3)
+    pb = np.empty(3)
+    for c in range(cd.kind.shape[0]):
+        if not cd.anchored[c]:
+            return NOT_ANCHORED
+        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
+        Xa, Xb = cd.offset_a[c], cd.offset_b[c]
+        if b >= 0:
+            _origin(C[b], Xb, pb)
+        else:
+            for i in range(3):
+                pb[i] = Xb[i, 3] - o[i]
+        d0, d1, d2 = Pa[0, c, 0] - pb[0], Pa[0, c, 1] - pb[1], Pa[0, c, 2] - pb[2]
+        if cd.kind[c] == KIND_6D:
+            for i in range(3):
+                for l in range(3):
+                    Rb[i, l] = 0.0
+                    for s in range(3):
+                        Rb[i, l] += (C[b, i, s] if b >= 0 else (1.0 if i == s else 0.0)) * Xb[s, l]
+            for i in range(3):
+                for l in range(3):
+                    acc = 0.0
+                    for s in range(3):
+                        ra = 0.0
+                        for u in range(3):
+                            ra += C[a, i, u] * Xa[u, s]
+                        acc += ra * Rb[l, s]
+                    Re[i, l] = acc                              # R_a R_bᵀ
+            _log_so3_into(Re, th)
+            out[r0], out[r0 + 1], out[r0 + 2] = th[0], th[1], th[2]
+            out[r0 + 3], out[r0 + 4], out[r0 + 5] = d0, d1, d2
+        elif cd.kind[c] == KIND_1D:
+            n = cd.normal[c]
+            out[r0] = n[0] * d0 + n[1] * d1 + n[2] * d2
+        else:
+            out[r0], out[r0 + 1], out[r0 + 2] = d0, d1, d2
+    return OK
+
+
+@njit(inline=True)
+def _unit_wrench(cd, c, i, Pa, Pb, wa, wb):
+    """The wrenches (about ``o``) on bodies a and b of a unit force along row
+    ``i`` of constraint ``c``: ``T(p_a)ᵀ e_i`` and ``−T(p_a)ᵀ e_i`` (6-D),
+    ``±(p × e, e)`` at each body's point (3-D, 1-D: ``e = n``)."""
+    wa[:] = 0.0
+    wb[:] = 0.0
+    kind = cd.kind[c]
+    if kind == KIND_6D and i < 3:
+        wa[i] = 1.0
+        wb[i] = -1.0
+        return
+    e = np.zeros(3)
+    if kind == KIND_6D:
+        e[i - 3] = 1.0
+    elif kind == KIND_1D:
+        e[:] = cd.normal[c]
+    else:
+        e[i] = 1.0
+    pa = Pa[0, c]
+    pb = pa if kind == KIND_6D else Pb[0, c]
+    wa[0] = pa[1] * e[2] - pa[2] * e[1]
+    wa[1] = pa[2] * e[0] - pa[0] * e[2]
+    wa[2] = pa[0] * e[1] - pa[1] * e[0]
+    wb[0] = -(pb[1] * e[2] - pb[2] * e[1])
+    wb[1] = -(pb[2] * e[0] - pb[0] * e[2])
+    wb[2] = -(pb[0] * e[1] - pb[1] * e[0])
+    for l in range(3):
+        wa[3 + l] = e[l]
+        wb[3 + l] = -e[l]
+
+
+@njit
+def response(model, ws, a, wa, b, wb, fixed, WA, qt, RV, RW, Rq):
+    """The linear part of one articulated-body step (SPEC §5) driven by the
+    wrenches ``wa`` on body ``a`` and ``wb`` on body ``b`` (``b < 0``: none),
+    about ``o``: ``ΔV_j``, ``ΔW_j``, ``Δq̈`` into ``RV, RW, Rq``."""
+    parent, S, MA, U, D = model.body_parent, ws.S, ws.MA, ws.U, ws.D
+    N = parent.shape[0]
+    WA[:] = 0.0
+    for i in range(6):
+        WA[a, i] -= wa[i]                                          # the bias pass's − W_app
+        if b >= 0:
+            WA[b, i] -= wb[i]
+    for j in range(N - 1, 0, -1):
+        s = 0.0
+        for i in range(6):
+            s += S[0, j, i] * WA[j, i]
+        qt[j] = -s / D[j]                                          # q̃_j
+        p = parent[j]
+        for i in range(6):
+            WA[p, i] += WA[j, i] + U[j, i] * qt[j]
+    if fixed:
+        RV[0] = 0.0
+    else:
+        for i in range(6):
+            RV[0, i] = -WA[0, i]
+        cholesky6_solve(ws.L, RV[0])                               # ΔV₀
+    for j in range(1, N):
+        p = parent[j]
+        s = 0.0
+        for i in range(6):
+            s += U[j, i] * RV[p, i]
+        dq = qt[j] - s / D[j]
+        Rq[j - 1] = dq
+        for i in range(6):
+            RV[j, i] = RV[p, i] + S[0, j, i] * dq
+    for j in range(N):
+        for i in range(6):
+            acc = WA[j, i]
+            for l in range(6):
+                acc += MA[j, i, l] * RV[j, l]
+            RW[j, i] = acc
+    if not fixed:
+        RW[0] = 0.0                                                # the base wrench is given
+
+
+@njit
+def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb, W_app, r,
+                               alpha, beta, rank_rtol, lam, info):
+    """Orders ``0..r`` of SPEC §13.2 into the workspace's outputs and ``lam``;
+    ``info`` gets ``(rank, worst relative residual, its row)``. Returns a
+    status."""
+    q, tau, V, W, c, binom = ws.q, ws.tau, ws.V, ws.W, ws.c, ws.binom
+    status = check_motion(model, C0, V0, q0, 1, 2)
+    if status == OK and not is_jet(tau_in, r + 1, q0.shape[1]):
+        status = BAD_TAU
+    if status == OK:
+        status = check_base_applied(model, Wb, W_app, r, model.floating_base)
+    if status != OK:
+        return status
+    N, n = model.body_parent.shape[0], q0.shape[1]
+    nc, m = cd.kind.shape[0], cd.row[-1]
+    fixed = not model.floating_base
+    V0 = V0[:1]
+    Vb = V0[:0]
+    q[:2] = q0[:2]
+    q[2:] = 0.0
+    tau[:] = tau_in
+    # --- configuration, articulated inertias (once) ---
+    configuration(model, ws, C0, about_base, V0, q, r)
+    status = articulated_inertia(model, ws, None)
+    if status != OK:
+        return status
+    if not fixed:
+        status = cholesky6(ws.MA[0], ws.L)
+        if status != OK:
+            return status
+    Pa = np.zeros((r + 3, nc, 3))
+    Pb = np.zeros((r + 3, nc, 3))
+    contact_points(cd, ws, Pa, Pb)
+    point_jets(cd, ws, Pa, Pb, 1)
+    # --- responses to unit forces and Λ⁻¹ = J M⁻¹ Jᵀ (once) ---
+    RV = np.empty((m, N, 6))
+    RW = np.empty((m, N, 6))
+    Rq = np.empty((m, n))
+    WA = np.empty((N, 6))
+    qt = np.zeros(N)
+    wa = np.empty(6)
+    wb = np.empty(6)
+    for k in range(nc):
+        for i in range(cd.kind[k]):
+            _unit_wrench(cd, k, i, Pa, Pb, wa, wb)
+            l = cd.row[k] + i
+            response(model, ws, cd.body_a[k], wa, cd.body_b[k], wb, fixed, WA, qt, RV[l], RW[l],
+                     Rq[l])
+    G = np.empty((m, m))
+    col = np.empty(m)
+    for l in range(m):
+        _response_rate(cd, RV[l], Pa, Pb, col)
+        for i in range(m):
+            G[i, l] = col[i]
+    for i in range(m):
+        for l in range(i):
+            g = 0.5 * (G[i, l] + G[l, i])
+            G[i, l] = G[l, i] = g
+    w, Q = np.linalg.eigh(G)
+    wmax = 0.0
+    for i in range(m):
+        wmax = max(wmax, abs(w[i]))
+    rank = 0
+    Gp = np.zeros((m, m))
+    for s in range(m):
+        if w[s] > rank_rtol * wmax:
+            rank += 1
+            for i in range(m):
+                for l in range(m):
+                    Gp[i, l] += Q[i, s] * Q[l, s] / w[s]
+    info[0] = rank
+    info[1] = 0.0
+    info[2] = -1.0
+    # --- Baumgarte: φ^(0) ---
+    phi = np.zeros(m)
+    if beta != 0.0:
+        status = constraint_error_kernel(cd, ws, Pa, phi)
+        if status != OK:
+            return status
+    # --- the orders ---
+    Wall = np.zeros((r + 1, N, 6))
+    if W_app.shape[0] > 0:
+        Wall[:] = W_app
+    e = np.empty(m)
+    ek = np.empty(m)
+    ekm = np.zeros(m)
+    dV = np.empty((N, 6))
+    mom = np.empty(3)
+    for k in range(r + 1):
+        if k > 0:
+            point_jets(cd, ws, Pa, Pb, k + 1)                       # p^(k+1) from V^(0..k)
+        # 1. the known wrench terms of λ^(0..k−1), about o, into the applied jets
+        for cc in range(nc):
+            a, b, kind, r0 = cd.body_a[cc], cd.body_b[cc], cd.kind[cc], cd.row[cc]
+            for s in range(1, k + 1):
+                f0, f1, f2 = _force(cd, cc, lam[k - s])
+                for side in range(2):
+                    if side == 1 and b < 0:
+                        continue
+                    p = Pa[s, cc] if (side == 0 or kind == KIND_6D) else Pb[s, cc]
+                    sg = binom[k, s] * (1.0 if side == 0 else -1.0)
+                    mom[0] = sg * (p[1] * f2 - p[2] * f1)
+                    mom[1] = sg * (p[2] * f0 - p[0] * f2)
+                    mom[2] = sg * (p[0] * f1 - p[1] * f0)
+                    j = a if side == 0 else b
+                    for i in range(3):
+                        Wall[k, j, i] += mom[i]                     # a pure moment: any point
+        # 2. the free step
+        bias_pass(model, ws, k, q, tau, Wall, None)
+        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)
+        point_jets(cd, ws, Pa, Pb, k + 2)                           # free p^(k+2)
+        constraint_rate(cd, V, Pa, Pb, k + 1, binom, e)
+        if alpha != 0.0 or beta != 0.0:
+            constraint_rate(cd, V, Pa, Pb, k, binom, ek)
+            for i in range(m):
+                e[i] += 2.0 * alpha * ek[i] + beta * beta * (phi[i] if k == 0 else ekm[i])
+            ekm[:] = ek
+        # 3. λ^(k) = −Λ e, and the responses
+        lk = lam[k]
+        for i in range(m):
+            acc = 0.0
+            for l in range(m):
+                acc -= Gp[i, l] * e[l]
+            lk[i] = acc
+        if rank < m:
+            enorm = 0.0
+            for i in range(m):
+                enorm = max(enorm, abs(e[i]))
+            for i in range(m):
+                res = e[i]
+                for l in range(m):
+                    res += G[i, l] * lk[l]
+                rel = abs(res) / max(enorm, 1e-300)
+                if rel > info[1]:
+                    info[1] = rel
+                    info[2] = i
+            if info[1] > 1e-6 and enorm > 1e-12:
+                return INCONSISTENT
+        dV[:] = 0.0
+        for l in range(m):
+            x = lk[l]
+            for j in range(N):
+                for i in range(6):
+                    dV[j, i] += x * RV[l, j, i]
+                    W[k, j, i] += x * RW[l, j, i]
+            for i in range(n):
+                q[k + 2, i] += x * Rq[l, i]
+        for j in range(N):
+            for i in range(6):
+                V[k + 1, j, i] += dV[j, i]
+            _com_order(j, k + 2, V, binom, c)                       # c^(k+2) with the final V^(k+1)
+    base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
+    if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
+            and _all_finite(ws.base_wrench.reshape(-1)) and _all_finite(lam.reshape(-1))):
+        return NOT_FINITE
+    return OK
+
+
+@njit(inline=True)
+def _force(cd, c, lk):
+    """The force part (world axes) of constraint ``c``'s entry of ``λ``."""
+    r0 = cd.row[c]
+    if cd.kind[c] == KIND_6D:
+        return lk[r0 + 3], lk[r0 + 4], lk[r0 + 5]
+    if cd.kind[c] == KIND_1D:
+        n = cd.normal[c]
+        return lk[r0] * n[0], lk[r0] * n[1], lk[r0] * n[2]
+    return lk[r0], lk[r0 + 1], lk[r0 + 2]
+
+
+@njit
+def _response_rate(cd, RVl, Pa, Pb, out):
+    """``J ΔV`` (m,) of one response (the order-0 rows of SPEC §13.1 with the
+    point velocities ``Δω × p + Δv``)."""
+    for c in range(cd.kind.shape[0]):
+        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
+        pa = Pa[0, c]
+        pb = pa if cd.kind[c] == KIND_6D else Pb[0, c]
+        wa, wb = RVl[a], RVl[max(b, 0)]
+        sb = 1.0 if b >= 0 else 0.0
+        va0 = wa[3] + wa[1] * pa[2] - wa[2] * pa[1]
+        va1 = wa[4] + wa[2] * pa[0] - wa[0] * pa[2]
+        va2 = wa[5] + wa[0] * pa[1] - wa[1] * pa[0]
+        vb0 = sb * (wb[3] + wb[1] * pb[2] - wb[2] * pb[1])
+        vb1 = sb * (wb[4] + wb[2] * pb[0] - wb[0] * pb[2])
+        vb2 = sb * (wb[5] + wb[0] * pb[1] - wb[1] * pb[0])
+        if cd.kind[c] == KIND_6D:
+            for i in range(3):
+                out[r0 + i] = wa[i] - sb * wb[i]
+            out[r0 + 3], out[r0 + 4], out[r0 + 5] = va0 - vb0, va1 - vb1, va2 - vb2
+        elif cd.kind[c] == KIND_1D:
+            n = cd.normal[c]
+            out[r0] = n[0] * (va0 - vb0) + n[1] * (va1 - vb1) + n[2] * (va2 - vb2)
+        else:
+            out[r0], out[r0 + 1], out[r0 + 2] = va0 - vb0, va1 - vb1, va2 - vb2
+
+
+CONSTRAINED_FORWARD = Kernel(constrained_forward_kernel)
+
+
+# ---------------------------------------------------------------- public --
+
+def _scalar_arg(x, name, nonneg=True):
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}")
+    x = float(x)
+    if not np.isfinite(x) or (nonneg and x < 0):
+        raise ValueError(f"{name}: expected a finite number{' ≥ 0' if nonneg else ''}, got {x}")
+    return x
+
+
+def baumgarte_arg(baumgarte):
+    """``(α, β)`` of Baumgarte stabilisation (``None``: none)."""
+    if baumgarte is None:
+        return 0.0, 0.0
+    try:
+        a, b = baumgarte
+    except (TypeError, ValueError):
+        raise TypeError("baumgarte: expected (alpha, beta), two numbers ≥ 0 (rad/s), or "
+                        "None") from None
+    return _scalar_arg(a, "baumgarte[0] (alpha)"), _scalar_arg(b, "baumgarte[1] (beta)")
+
+
+RANK_RTOL = 1e-9
+
+
+def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, order, *, tau,
+                                 base_wrench=None, applied=None, baumgarte=None, workspace=None,
+                                 rank_rtol=RANK_RTOL):
+    """Forward dynamics with bilateral constraints, and its first ``order``
+    time derivatives (SPEC §13.2).
+
+    Solves, for ``k = 0..order``,
+    ``M ν̇ + h = τ̄ + Jᵀλ`` and ``(J ν)^(k+1) = 0`` differentiated ``k`` times
+    for ``ν^(k+1)`` and the constraint-force jets ``λ^(k)``: the
+    articulated-body passes of :func:`liedyn.forward_dynamics` with the
+    contact-space inverse inertia ``Λ⁻¹ = J M⁻¹ Jᵀ`` formed once and one
+    ``m``-by-``m`` solve per order.
+
+    Parameters
+    ----------
+    model : Model
+    constraints : ConstraintSet
+    base_pose, base_twist, q, order, tau, base_wrench, applied, workspace
+        As :func:`liedyn.forward_dynamics` (``base_wrench``: the base
+        actuators' wrench jet, zeros for a legged robot; required for a
+        floating base).
+    baumgarte : (alpha, beta) or None, keyword
+        Stabilisation: the constraint becomes
+        ``(Jν)^(k+1) + 2α (Jν)^(k) + β² φ^(k) = 0``, with ``φ`` the position
+        error (:func:`liedyn.constraint_error`; ``φ^(k) = (Jν)^(k−1)`` for
+        ``k ≥ 1``). ``β > 0`` needs every world contact anchored
+        (:meth:`ConstraintSet.anchored`).
+    rank_rtol : float, keyword
+        An eigenvalue of ``Λ⁻¹`` below ``rank_rtol`` times the largest is
+        taken as zero: the constraints are redundant, ``λ`` is the
+        minimum-norm force (pseudo-inverse) and ``rank`` says how many
+        directions are independent.
+
+    Returns
+    -------
+    ConstrainedForwardDynamicsResult
+        ``force`` ``(order+1, m)``: ``λ^(0..order)`` in the reported form of
+        SPEC §13.1 (6-D: moment about the contact frame's origin and force,
+        world axes; 3-D: world force; 1-D: force along the normal), and the
+        motion jets of :class:`liedyn.ForwardDynamicsResult`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`liedyn.forward_dynamics`; redundant constraints that the
+        state does not satisfy (``J ν ≠ 0``, so ``J ν̇ = −J̇ ν`` has no
+        solution), naming the constraint and the residual; ``β > 0`` with an
+        unanchored world contact.
+
+    Notes
+    -----
+    With redundant constraints the force jets are the minimum-norm ones
+    order by order (``N₀ᵀ λ^(k) = 0`` with ``N₀`` the null space of ``Jᵀ``):
+    the derivatives of the instantaneous minimum-norm force wherever that
+    null space does not move along the motion (SPEC §13.2).
+    """
+    from .._checks import (about_base, applied_arg, check_applied_slow, check_jet,
+                           check_motion_slow, motion_args, raise_for)
+    from ..forward import force_args
+    from ..model import check_model_order
+    from ..workspace import workspace_for
+    from .constraints import check_constraints
+    r = check_model_order(model, order)
+    cs = check_constraints(model, constraints)
+    alpha, beta = baumgarte_arg(baumgarte)
+    rtol = _scalar_arg(rank_rtol, "rank_rtol")
+    n = model.n_joints
+    C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
+    tau_in, Wb = force_args(model, tau, base_wrench, r + 1, model.floating_base)
+    Wa = applied_arg(model, applied, r + 1)
+    ws = workspace_for(model, r, workspace)
+    lam = np.zeros((r + 1, cs.n_rows))
+    info = np.zeros(3)
+    status, call = ws._serve(CONSTRAINED_FORWARD, model, cs.data, C0, about_base("world"), V0,
+                             q0, tau_in, Wb, Wa, r, alpha, beta, rtol, lam, info)
+    if status == INCONSISTENT:
+        i = int(info[2])
+        raise ValueError(f"constraints: redundant (rank {int(info[0])} of {cs.n_rows} rows) and "
+                         f"the state does not satisfy them: constraint {row_name(cs, i)!r} has a "
+                         f"relative residual {info[1]:.2e} in its acceleration equation; a "
+                         "redundant set needs J ν = 0 (project the velocity, or drop the "
+                         "redundant constraint)")
+    if status == NOT_ANCHORED:
+        raise ValueError("baumgarte: beta > 0 needs the position error of every constraint, "
+                         "but a world contact has no anchor; use constraints.anchored(base_pose, "
+                         "q) or give anchor=")
+    if status != OK:
+        raise_for(status, model, lambda: (
+            check_motion_slow(model, base_pose, base_twist, q, 1, 2),
+            check_jet(tau, "tau", (r + 1, n)),
+            check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
+            check_applied_slow(model, applied, r + 1)))
+    from .results import ConstrainedForwardDynamicsResult
+    return ConstrainedForwardDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
+                                            ws.base_wrench.copy(), ws.tau.copy(), lam, cs,
+                                            int(info[0]))
+
+
+def row_name(cs, i):
+    """``"name[row]"`` of row ``i`` of ``λ``."""
+    for c, rows in enumerate(cs.rows):
+        if rows.start <= i < rows.stop:
+            return cs.names[c] if rows.stop - rows.start == 1 else f"{cs.names[c]}[{i - rows.start}]"
+    return f"row {i}"
