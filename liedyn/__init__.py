@@ -17,9 +17,10 @@ from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynami
                       KinematicsResult)
 from .simulate import Inputs, SimulationError, State, Trajectory, simulate
 from .workspace import Workspace
-from .contact import (ConstrainedForwardDynamicsResult, ConstraintSet, Contact1D, Contact3D,
-                      Contact6D, constrained_forward_dynamics, constraint_error,
-                      constraint_jacobian)
+from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
+                      ConstraintSet, Contact1D, Contact3D, Contact6D,
+                      constrained_forward_dynamics, constrained_inverse_dynamics,
+                      constraint_error, constraint_jacobian, constraint_wrenches)
 from . import control, trajectory
 
 __all__ = [
@@ -36,7 +37,9 @@ __all__ = [
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError",
     "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "constraint_jacobian",
-    "constraint_error", "constrained_forward_dynamics", "ConstrainedForwardDynamicsResult",
+    "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",
+    "ConstrainedForwardDynamicsResult", "constrained_inverse_dynamics",
+    "ConstrainedInverseDynamicsResult",
     "control", "trajectory",
 ]
 __version__ = "0.1.0"

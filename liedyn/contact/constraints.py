@@ -43,9 +43,10 @@ from ..frames import frame_arg, position_jet, leibniz
 from ..kinematics import forward_kinematics
 from ..model import check_model
 from ..results import _freeze, _frozen_setattr, _hat
+from ..workspace import binomials
 
 __all__ = ["Contact6D", "Contact3D", "Contact1D", "ConstraintSet", "constraint_jacobian",
-           "constraint_error", "KIND_6D", "KIND_3D", "KIND_1D"]
+           "constraint_error", "constraint_wrenches", "KIND_6D", "KIND_3D", "KIND_1D"]
 
 KIND_6D, KIND_3D, KIND_1D = 6, 3, 1
 WORLD = -1
@@ -424,3 +425,49 @@ def constraint_error(model, constraints, base_pose, q):
         else:
             phi[cs.rows[c]] = d.normal[c] @ dp
     return phi
+
+
+def wrench_jets(cs, fk, force, K):
+    """The constraint forces as applied wrench jets ``(K+1, N, 6)`` on the
+    bodies (world frame, about the world origin): ``T(p_a)ᵀ λ`` (6-D) or
+    ``(p × f, f)`` at each point, with their jets by the Leibniz rule from
+    the point jets; ``force`` (K+1, m) in the reported form. ``fk``: a
+    kinematics pass with twist jets of at least ``K`` rows."""
+    model, d = cs.model, cs.data
+    B = binomials(K)
+    out = np.zeros((K + 1, model.n_bodies, 6))
+    for c in range(len(cs)):
+        lam = force[:K + 1, cs.rows[c]]
+        if d.kind[c] == KIND_6D:
+            mom, f = lam[:, :3], lam[:, 3:]
+        elif d.kind[c] == KIND_3D:
+            mom, f = np.zeros((K + 1, 3)), lam
+        else:
+            mom, f = np.zeros((K + 1, 3)), lam[:, :1] * d.normal[c]
+        sides = [(d.body_a[c], d.offset_a[c], 1.0)]
+        if d.body_b[c] != WORLD:
+            sides.append((d.body_b[c], d.offset_b[c], -1.0))
+        Pa = _point_jets(model, fk, d.body_a[c], d.offset_a[c], K)
+        for body, offset, sign in sides:
+            P = Pa if d.kind[c] == KIND_6D else _point_jets(model, fk, body, offset, K)
+            for k in range(K + 1):
+                w = np.concatenate([mom[k], f[k]])
+                for a in range(k + 1):
+                    w[:3] += B[k, a] * np.cross(P[a], f[k - a])
+                out[k, body] += sign * w
+    return out
+
+
+def constraint_wrenches(model, constraints, base_pose, base_twist, q, force):
+    """The constraint-force jets ``force`` (K+1, m) (reported form) as the
+    wrench jets ``(K+1, N, 6)`` they apply to each body, world frame, about
+    the world origin — the ``applied`` argument of
+    :func:`liedyn.inverse_dynamics` that reproduces their effect. Reads
+    ``V₀^(0..K−1)`` and ``q^(0..K)``."""
+    check_model(model)
+    cs = check_constraints(model, constraints)
+    lam = as_array(force, "force", ndim=2)
+    if lam.shape[1] != cs.n_rows:
+        raise ValueError(f"force: expected shape (rows, {cs.n_rows}), got {lam.shape}")
+    K = lam.shape[0] - 1
+    return wrench_jets(cs, _kinematics(model, base_pose, base_twist, q, K), lam, K)
