@@ -533,10 +533,10 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
 
     Notes
     -----
-    With redundant constraints the force jets are the minimum-norm ones
-    order by order (``N₀ᵀ λ^(k) = 0`` with ``N₀`` the null space of ``Jᵀ``):
-    the derivatives of the instantaneous minimum-norm force wherever that
-    null space does not move along the motion (SPEC §13.2).
+    With redundant constraints the force jets are the time derivatives of
+    the instantaneous minimum-norm force (SPEC §13.2), also where the null
+    space of ``Jᵀ`` moves along the motion (a planar loop closed by a ball
+    joint on a rotating base).
     """
     from .._checks import (about_base, applied_arg, check_applied_slow, check_jet,
                            check_motion_slow, motion_args, raise_for)
@@ -575,9 +575,49 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
             check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
             check_applied_slow(model, applied, r + 1)))
     from .results import ConstrainedForwardDynamicsResult
-    return ConstrainedForwardDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
-                                            ws.base_wrench.copy(), ws.tau.copy(), lam, cs,
-                                            int(info[0]))
+    rank = int(info[0])
+    V_out, q_out = ws.base_twist.copy(), ws.q.copy()
+    if rank < cs.n_rows and r > 0:
+        lam = minimum_norm_jets(cs, C0, V_out, q_out, lam, rank)
+    return ConstrainedForwardDynamicsResult(ws, call, V_out, q_out, ws.base_wrench.copy(),
+                                            ws.tau.copy(), lam, cs, rank)
+
+
+def minimum_norm_jets(cs, C0, base_twist, q, lam, rank):
+    """The force jets of a redundant set as the derivatives of the
+    instantaneous minimum-norm force (SPEC §13.2): from any valid jets
+    ``lam`` (those of the kernel, minimum-norm order by order), keep the
+    generalised force jets ``F^(k) = (Jᵀλ)^(k)``, which are unique, and
+    solve order by order
+
+        J₀ᵀ λ^(k) = F^(k) − Σ_{a≥1} binom(k, a) J^(a)ᵀ λ^(k−a)
+        N₀ᵀ λ^(k) = −Σ_{a≥1} binom(k, a) N^(a)ᵀ λ^(k−a)
+
+    with ``N`` an orthonormal basis of the null space of ``Jᵀ`` at the
+    instant and its jets from ``Σ_a binom(k, a) J^(a)ᵀ N^(k−a) = 0``
+    (``N^(k)`` taken in the range of ``J₀``). Where ``N`` does not move this
+    returns ``lam`` itself."""
+    from ..workspace import binomials
+    from .constraints import _kinematics, jacobian_jets
+    model = cs.model
+    r = lam.shape[0] - 1
+    fb = model.floating_base
+    J = jacobian_jets(cs, _kinematics(model, C0, base_twist if fb else None, q, r), r)
+    Jt = np.transpose(J, (0, 2, 1))                          # (r+1, nv, m)
+    B = binomials(r)
+    U, s, _ = np.linalg.svd(J[0])
+    N = np.zeros((r + 1, cs.n_rows, cs.n_rows - rank))
+    N[0] = U[:, rank:]
+    pinv = np.linalg.pinv(Jt[0], rcond=1e-10)
+    for k in range(1, r + 1):
+        N[k] = -pinv @ sum(B[k, a] * Jt[a] @ N[k - a] for a in range(1, k + 1))
+    F = [sum(B[k, a] * Jt[a] @ lam[k - a] for a in range(k + 1)) for k in range(r + 1)]
+    out = lam.copy()
+    for k in range(1, r + 1):
+        rng_part = pinv @ (F[k] - sum(B[k, a] * Jt[a] @ out[k - a] for a in range(1, k + 1)))
+        null_part = -sum(B[k, a] * N[a].T @ out[k - a] for a in range(1, k + 1))
+        out[k] = rng_part + N[0] @ null_part
+    return out
 
 
 def row_name(cs, i):
