@@ -80,11 +80,15 @@ class CentroidalResult:
                  "potential_energy")
     __setattr__ = _frozen_setattr
 
-    def __init__(self, **fields):
-        _freeze(self, **fields)
+    def __init__(self, mass, com, momentum, centroidal_momentum, kinetic_energy,
+                 potential_energy):
+        _freeze(self, mass=mass, com=com, momentum=momentum,
+                centroidal_momentum=centroidal_momentum, kinetic_energy=kinetic_energy,
+                potential_energy=potential_energy)
 
     @property
     def order(self):
+        """``K``, the highest derivative of the jets."""
         return self.com.shape[0] - 1
 
     def __repr__(self):
