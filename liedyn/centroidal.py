@@ -1,5 +1,5 @@
 """Centroidal quantities and energy, and their time derivatives to any order
-(SPEC §13).
+(SPEC §14).
 
 Glossary (every spatial quantity in world axes; ``Σ_j`` over the moving
 bodies: all of them for a floating base, bodies ``1..N−1`` for a fixed one)
@@ -168,7 +168,7 @@ def centroidal(model, base_pose, base_twist, q, order):
     Notes
     -----
     One :func:`liedyn.inverse_dynamics` call gives the body momentum and
-    twist jets ``Π_j^(k)``, ``V_j^(k)`` (SPEC §4), then (SPEC §13)::
+    twist jets ``Π_j^(k)``, ``V_j^(k)`` (SPEC §4), then (SPEC §14)::
 
         c^(k)   = Σ_j m_j c_j^(k) / m
         Π^(k)   = Σ_j Π_j^(k)
@@ -248,7 +248,7 @@ def centroidal_momentum_matrix(model, base_pose, base_twist, q, order):
     -----
     ``A = Σ_j M_j J_j`` has the composite inertia ``M^C_0`` as its base block
     and ``M^C_i S_i`` as joint i's column; ``A_G = X_G(c) A`` (module
-    docstring, SPEC §13), each jet by the Leibniz rule. Cost
+    docstring, SPEC §14), each jet by the Leibniz rule. Cost
     O(N · depth · order²) 6×6 products.
     """
     K = check_model_order(model, order)

@@ -1,4 +1,4 @@
-"""Centroidal quantities and energy at every order (SPEC §13).
+"""Centroidal quantities and energy at every order (SPEC §14).
 
 References, none of them a second copy of the module's recursions:
 
