@@ -3,6 +3,7 @@ on Lie groups (spatial twists, base on the whole of SE(3))."""
 
 from . import se3
 from .batch import forward_dynamics_batch, inverse_dynamics_batch
+from .centroidal import CentroidalResult, centroidal, centroidal_momentum_matrix
 from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
                           coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
 from .forward import forward_dynamics
@@ -33,6 +34,7 @@ __all__ = [
     "closed_form_jets", "ClosedFormJets", "closed_form_inverse_dynamics",
     "inverse_dynamics_batch", "forward_dynamics_batch",
     "frame_pose", "frame_kinematics", "frame_jacobian", "FrameKinematicsResult",
+    "centroidal", "CentroidalResult", "centroidal_momentum_matrix",
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError",
