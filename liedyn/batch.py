@@ -12,6 +12,11 @@ GIL. No OpenMP or TBB runtime is involved, so a process may ``fork`` after a
 batch call (``multiprocessing`` with the fork start method) and batch calls
 may come from several Python threads at once.
 
+Dask arrays: given a Dask array for any per-sample argument, either
+function returns the same result type holding Dask arrays, computed chunk by
+chunk with the batch kernel (:mod:`liedyn.distributed.batch`, which needs
+the ``dask`` extra).
+
 Scratch: without a workspace each block allocates one scratch for its
 samples and only the outputs are kept (reading body jets of the result
 raises). With ``workspace=Workspace(model, order, samples=B)`` every sample
@@ -221,6 +226,12 @@ def _sample(x, b):
     return a if a.ndim == 2 else a[b]
 
 
+def _lazy(*args):
+    """Whether any argument is a Dask array (told by its type's module, so
+    that Dask is not imported here)."""
+    return any(type(a).__module__.startswith("dask.") for a in args if a is not None)
+
+
 def _workspace(model, r, workspace, B):
     """The batch workspace, checked, or ``None``."""
     if workspace is None:
@@ -260,7 +271,18 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
     ------
     ValueError, TypeError
         As :func:`liedyn.inverse_dynamics`; the message names the first bad sample.
+
+    Notes
+    -----
+    Given a Dask array for ``base_pose``, ``base_twist``, ``q`` or
+    ``applied``, returns the result of
+    :func:`liedyn.distributed.batch.inverse_dynamics_batch`: Dask arrays,
+    computed chunk by chunk.
     """
+    if _lazy(base_pose, base_twist, q, applied):
+        from .distributed.batch import inverse_dynamics_batch as lazy
+        return lazy(model, base_pose, base_twist, q, order, applied=applied, workspace=workspace,
+                    threads=threads, reference=reference)
     r = check_model_order(model, order)
     B, C0, Vb, qj = _batch_motion(model, base_pose, base_twist, q, r + 2, r + 3)
     Wa = _batch_applied(model, applied, r + 1, B)
@@ -309,7 +331,17 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
     ------
     ValueError, TypeError
         As :func:`liedyn.forward_dynamics`; the message names the first bad sample.
+
+    Notes
+    -----
+    Given a Dask array for any per-sample argument, returns the result of
+    :func:`liedyn.distributed.batch.forward_dynamics_batch`: Dask arrays,
+    computed chunk by chunk.
     """
+    if _lazy(base_pose, base_twist, q, tau, base_wrench, applied):
+        from .distributed.batch import forward_dynamics_batch as lazy
+        return lazy(model, base_pose, base_twist, q, order, tau=tau, base_wrench=base_wrench,
+                    applied=applied, workspace=workspace, threads=threads, reference=reference)
     r = check_model_order(model, order)
     n = model.n_joints
     B, C0, V0, q0 = _batch_motion(model, base_pose, base_twist, q, 1, 2)

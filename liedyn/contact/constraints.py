@@ -242,6 +242,13 @@ class ConstraintSet:
     def __len__(self):
         return len(self.names)
 
+    def __reduce__(self):
+        """Pickled by its fields (the set is frozen, so the default, which sets
+        attributes, cannot rebuild it): Dask and multiprocessing send it to
+        other processes."""
+        return (_unpickle_set, (self.model, self.names, self.kinds, self.n_rows, self.rows,
+                                self.loop, tuple(self.data), self._index))
+
     def __repr__(self):
         return f"ConstraintSet({len(self)} constraints, {self.n_rows} rows: {', '.join(self.names)})"
 
@@ -272,6 +279,13 @@ class ConstraintSet:
         _freeze(out, model=self.model, names=self.names, kinds=self.kinds, n_rows=self.n_rows,
                 rows=self.rows, loop=self.loop, data=data, _index=self._index)
         return out
+
+
+def _unpickle_set(model, names, kinds, n_rows, rows, loop, data, index):
+    out = object.__new__(ConstraintSet)
+    _freeze(out, model=model, names=names, kinds=kinds, n_rows=n_rows, rows=rows,
+            loop=_frozen(loop), data=ConstraintData(*(_frozen(a) for a in data)), _index=index)
+    return out
 
 
 def _anchor_arg(s, label):

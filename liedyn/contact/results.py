@@ -12,10 +12,11 @@ class _Forces:
 
     def force_of(self, name):
         """The force jet ``(order+1, m_c)`` of the constraint called ``name``
-        (or its index), in the reported form of SPEC §13.1."""
+        (or its index), in the reported form of SPEC §13.1; batch results:
+        ``(B, order+1, m_c)``."""
         cs = self.constraints
         c = cs.index(name) if isinstance(name, str) else name
-        return self.force[:, cs.rows[c]]
+        return self.force[..., cs.rows[c]]
 
 
 class ConstrainedForwardDynamicsResult(_Forces, ForwardDynamicsResult):
