@@ -224,18 +224,17 @@ def _where():
 
 
 def _warm(study, run):
-    """Build run ``run`` and simulate two steps of it once per process, so
-    every kernel the study uses is compiled or loaded; the seconds, or
-    ``None`` when this process had warmed up already."""
+    """Build run ``run`` and simulate two steps of it, once per process, so
+    that every kernel the study uses is compiled or loaded: this process's
+    warm-up seconds (measured the first time)."""
     with _WARM_LOCK:
-        if study.token in _WARM:
-            return None
-        t0 = time.perf_counter()
-        spec = study.spec(run)
-        traj, _, _ = study.simulate(spec, min(study.duration, 2.0 * study.dt))
-        study.summary(spec, traj)
-        seconds = time.perf_counter() - t0
-        _WARM[study.token] = seconds
+        seconds = _WARM.get(study.token)
+        if seconds is None:
+            t0 = time.perf_counter()
+            spec = study.spec(run)
+            traj, _, _ = study.simulate(spec, min(study.duration, 2.0 * study.dt))
+            study.summary(spec, traj)
+            seconds = _WARM[study.token] = time.perf_counter() - t0
         return seconds
 
 
@@ -353,6 +352,7 @@ def _run_distributed(client, study, tasks, retries, progress):
     workers free up; the records in the order they finish."""
     from distributed import as_completed
     study_key = client.submit(_identity, study, pure=False, key=f"liedyn-study-{study.token}")
+    client.replicate([study_key])        # on every worker: a worker's death loses no copy
     warm = client.submit(_warm_task, study_key, tasks[0][0], pure=False, retries=retries,
                          key=f"liedyn-warm-{study.token}").result()
     futures = [client.submit(_task, study_key, runs, pure=False, retries=retries,
@@ -375,9 +375,7 @@ def _run_distributed(client, study, tasks, retries, progress):
 
 def _run_local(name, study, tasks, progress):
     import dask
-    t0 = time.perf_counter()
-    seconds = _warm(study, tasks[0][0])
-    warm = (seconds if seconds is not None else time.perf_counter() - t0, _where())
+    warm = (_warm(study, tasks[0][0]), _where())
     parts = [dask.delayed(_task, pure=False)(study, runs) for runs in tasks]
     if progress:
         from dask.diagnostics import ProgressBar
@@ -666,7 +664,7 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         if run < R:
             values[run], errors[run] = v, e
     compile_seconds, tasks_info = {}, []
-    if warm is not None and warm[0] is not None:
+    if warm is not None:
         compile_seconds[warm[1]] = warm[0]
     for rec in records:
         idx = np.asarray(rec["runs"])
@@ -674,8 +672,7 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         run_seconds[idx] = rec["seconds"]
         for i, e in zip(rec["runs"], rec["errors"]):
             errors[i] = e
-        if rec["warm"] is not None:
-            compile_seconds.setdefault(rec["worker"], rec["warm"])
+        compile_seconds.setdefault(rec["worker"], rec["warm"])
         tasks_info.append(dict(runs=len(idx), seconds=rec["task_seconds"], worker=rec["worker"]))
     tab = {c: values[:, j].copy() for j, c in enumerate(columns)}
     err = np.array(errors, dtype=object)
