@@ -2,7 +2,7 @@
 manipulator, run as Dask tasks (:func:`liedyn.distributed.monte_carlo`).
 
     python -m experiments.monte_carlo            # quick: 10³ runs of 0.4 s, dt = 5 ms
-    python -m experiments.monte_carlo --full     # 10⁴ runs of 2 s, dt = 5 ms
+    python -m experiments.monte_carlo --full     # 10⁴ runs of 1 s, dt = 5 ms
 
 The law is :class:`liedyn.control.ElasticJointLaw` (inverse dynamics of
 order 2 per stage) on the nominal model, poles ``POLES`` scaled per run,
@@ -12,9 +12,10 @@ tracking the reference motion of SPEC §8. Each run draws (uniformly, seed
 * a start off the reference: joints moved by ``δq ∈ [−0.3, 0.3]`` rad each,
   the base by ``exp(δ)`` with ``δ ∈ [−0.1, 0.1]`` (rad, m) per component,
   the actuator state consistent for the nominal model (``state_on``);
-* model errors of the plant: each body's mass and rotational inertia, each
-  joint's stiffness ``K`` and motor inertia ``B`` scaled by ``[0.9, 1.1]``
-  (the law keeps the nominal values);
+* model errors of the plant up to ±10 %: a level ``s ∈ [0, 0.1]``, then each
+  body's mass and rotational inertia, each joint's stiffness ``K`` and motor
+  inertia ``B`` scaled by a factor in ``[1 − s, 1 + s]`` (the law keeps the
+  nominal values), so the study also shows how divergence grows with ``s``;
 * gains: every pole scaled by ``[0.8, 1.25]``.
 
 A run **diverges** when the simulation stops (:class:`liedyn.SimulationError`:
@@ -24,28 +25,33 @@ offset). The law has no integral action, so a model error leaves a steady
 error (1 % on the base mass alone: about 0.1 rad at the joints) and the
 final errors measure the model errors as much as the transient. Quick
 mode's horizon (0.4 s, two time constants of the slowest nominal pole)
-keeps the 10³ runs within half a minute on two cores, mid-transient;
-``--full`` (2 s) shows where the errors settle.
+keeps the 10³ runs within half a minute on two idle cores, mid-transient;
+``--full`` (1 s) shows them nearer where they settle. A step of 5 ms gives
+the same outcomes as 1 ms (checked on the first ten runs: the same runs
+stop, the others' final errors agree to three digits).
 
 Measured on this machine, in the same run:
 
 * **the study** on a local cluster of one worker process per core (the
   default of ``monte_carlo``): the distribution of the final joint and base
   errors and the fraction that diverge;
-* **speed-up**: the same ``SPEEDUP_RUNS`` runs on a local cluster of 1 and
+* **speed-up**: the same ``speedup_runs`` runs on a local cluster of 1 and
   of 2 worker processes, and on Dask's threaded scheduler with 2 threads
-  (processes or threads: the decision ``monte_carlo``'s default follows);
-  efficiency = ``T₁ / (2 T₂)``;
-* **per-task overhead against task size**: ``OVERHEAD_RUNS`` short runs on
+  (processes or threads: the decision ``monte_carlo``'s default follows),
+  the best of two; efficiency = ``T₁ / (2 T₂)``. The CPU share inside the
+  tasks (CPU time over wall time) tells how much of a core each worker had:
+  the machine is shared, and its load average is recorded;
+* **per-task overhead against task size**: ``overhead_runs`` short runs on
   one worker with 1 to 64 runs per task; the time outside the runs,
   ``wall − Σ run``, fitted as ``a + o · tasks`` gives the per-task overhead
   ``o``, and its share ``o / (o + k c)`` for ``k`` runs of ``c`` seconds;
-* **Dask-array batches**: inverse dynamics of order 2 on ``BATCH_SAMPLES``
+* **Dask-array batches**: inverse dynamics of order 2 on ``batch_samples``
   samples, in memory against Dask arrays of several chunk sizes on the
-  threaded scheduler and on the 2-process cluster;
-* **on paper**: the throughput of 100 workers and the runs per task that
-  keep the overhead under 5 %, from ``o``, ``c`` and the measured task rate
-  of the scheduler.
+  threaded scheduler and on the 2-process cluster (inputs already on the
+  workers), each checked bitwise against the in-memory batch;
+* **on paper**: for 100 workers, the runs per task that keep the overhead
+  under 5 % (``o / (o + k c) < 0.05``) and the scheduler, at the measured
+  cost of an empty task, at most half busy, and the throughput that gives.
 
 Writes to ``paper_figures/`` (``--out DIR`` for another folder; ``_full``
 names with ``--full``): ``monte_carlo.csv`` (the measurements, one row per
@@ -56,13 +62,14 @@ every run's trajectory too); without it the store is a temporary folder.
 """
 
 import argparse
+import contextlib
 import csv
 import math
 import os
 import shutil
-import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -86,10 +93,13 @@ LOST = 1.0                            # rad: a final joint error above this coun
 SEED = 2024
 QUICK = dict(runs=1000, horizon=0.4, dt=5e-3, speedup_runs=60, overhead_runs=64,
              batch_samples=20000)
-FULL = dict(runs=10000, horizon=2.0, dt=5e-3, speedup_runs=200, overhead_runs=128,
+FULL = dict(runs=10000, horizon=1.0, dt=5e-3, speedup_runs=200, overhead_runs=128,
             batch_samples=100000)
+SPEEDUP_TASK = 4                      # runs per task of the speed-up measurement
 OVERHEAD_HORIZON = 0.02               # s: the short runs of the overhead sweep (4 steps)
 TASK_SIZES = (1, 2, 4, 8, 16, 32, 64)
+LEVEL_BINS = 5
+BATCH_ORDER = 2
 BATCH_CHUNKS = (500, 2000, 10000)
 FLEET = 100                           # workers of the estimate on paper
 OVERHEAD_TARGET = 0.05
@@ -98,15 +108,17 @@ OVERHEAD_TARGET = 0.05
 # --------------------------------------------------------------- the study --
 
 def perturbations(runs, seed=SEED, n=6, N=7):
-    """The table: one row per run."""
+    """The table: one row per run. Each run's model-error level ``s`` is
+    drawn in ``[0, MODEL_ERROR]`` and each of its factors in ``[1 − s, 1 + s]``."""
     rng = np.random.default_rng(seed)
-    lo, hi = 1.0 - MODEL_ERROR, 1.0 + MODEL_ERROR
+    level = rng.uniform(0.0, MODEL_ERROR, runs)
+
+    def factors(cols):
+        return 1.0 + level[:, None] * rng.uniform(-1.0, 1.0, (runs, cols))
     return {"delta_q": rng.uniform(-DELTA_Q, DELTA_Q, (runs, n)),
             "delta_base": rng.uniform(-DELTA_BASE, DELTA_BASE, (runs, 6)),
-            "mass": rng.uniform(lo, hi, (runs, N)),
-            "inertia": rng.uniform(lo, hi, (runs, N)),
-            "stiffness": rng.uniform(lo, hi, (runs, n)),
-            "motor_inertia": rng.uniform(lo, hi, (runs, n)),
+            "model_error": level, "mass": factors(N), "inertia": factors(N),
+            "stiffness": factors(n), "motor_inertia": factors(n),
             "gain": rng.uniform(*GAIN, runs)}
 
 
@@ -166,140 +178,175 @@ def diverged(result):
 
 # ---------------------------------------------------------- measurements --
 
-def _cluster(workers):
+@contextlib.contextmanager
+def local_cluster(workers):
+    """A local cluster of ``workers`` single-threaded worker processes, and its client."""
     import logging
 
     from distributed import Client, LocalCluster
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    return cluster, Client(cluster)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        yield client
 
 
-def timed_study(runs, horizon, dt, client, runs_per_task=None):
-    """``(seconds, result)`` of a study on ``client``, after a two-run call that
-    loads the kernels in every worker (so the time is the runs')."""
-    run_study(2, horizon, dt, client=client, runs_per_task=1)
-    t0 = time.perf_counter()
-    res = run_study(runs, horizon, dt, client=client, runs_per_task=runs_per_task)
-    return time.perf_counter() - t0, res
-
-
-def speedup(cfg, log):
-    """Wall times of the same runs on 1 and 2 worker processes and 2 threads."""
-    out = {}
-    R, k = cfg["speedup_runs"], max(1, cfg["speedup_runs"] // 8)
-    for workers in (1, 2):
+def best_time(f, repeat):
+    """The least wall time of ``repeat`` calls (the least disturbed by other
+    load), and that call's value."""
+    best = None
+    for _ in range(repeat):
         t0 = time.perf_counter()
-        cluster, client = _cluster(workers)
-        start = time.perf_counter() - t0
-        try:
-            out[f"processes_{workers}"], res = timed_study(R, cfg["horizon"], cfg["dt"], client, k)
-            out[f"warm_{workers}"] = max(res.compile_seconds.values(), default=math.nan)
-        finally:
-            client.close()
-            cluster.close()
-        out[f"start_{workers}"] = start
-        log(f"  {R} runs on {workers} worker process{'es' if workers > 1 else ''}: "
-            f"{out[f'processes_{workers}']:.2f} s (cluster start {start:.1f} s)")
-    out["threads_2"], _ = timed_study(R, cfg["horizon"], cfg["dt"], "threads", k)
-    log(f"  {R} runs on Dask's threaded scheduler ({ld.batch.available_cores()} threads): "
-        f"{out['threads_2']:.2f} s")
-    return out
+        value = f()
+        t = time.perf_counter() - t0
+        if best is None or t < best[0]:
+            best = (t, value)
+    return best
 
 
-def overhead(cfg, log):
+def cpu_share(result):
+    """CPU time over wall time inside the tasks: 1 when each worker had a
+    core to itself, less when other processes (or the GIL) took turns."""
+    wall = sum(t["seconds"] for t in result.tasks)
+    return sum(t["cpu_seconds"] for t in result.tasks) / wall if wall > 0 else math.nan
+
+
+def study_time(cfg, client, repeat=2):
+    """``(wall time, CPU share)`` of ``SPEEDUP_RUNS`` runs on ``client``, after
+    a two-run call that loads the kernels in every worker (so the time is
+    the runs')."""
+    run_study(2, cfg["horizon"], cfg["dt"], client=client, runs_per_task=1)
+    R = cfg["speedup_runs"]
+    t, res = best_time(lambda: run_study(R, cfg["horizon"], cfg["dt"], client=client,
+                                         runs_per_task=SPEEDUP_TASK), repeat)
+    return t, cpu_share(res)
+
+
+def overhead_sweep(cfg, client, log):
     """Per-task overhead on one worker: rows ``(runs per task, tasks, wall,
     Σ run seconds)`` and the fit ``wall − Σ run = a + o · tasks``."""
     R = cfg["overhead_runs"]
-    cluster, client = _cluster(1)
+    run_study(2, OVERHEAD_HORIZON, cfg["dt"], client=client, runs_per_task=1)
     rows = []
-    try:
-        run_study(2, OVERHEAD_HORIZON, cfg["dt"], client=client, runs_per_task=1)
-        for k in TASK_SIZES:
-            if k > R:
-                continue
-            t0 = time.perf_counter()
-            res = run_study(R, OVERHEAD_HORIZON, cfg["dt"], client=client, runs_per_task=k)
-            wall = time.perf_counter() - t0
-            inside = float(np.nansum(res.run_seconds))
-            rows.append(dict(k=k, tasks=len(res.tasks), wall=wall, runs=inside))
-            log(f"  {k:>3} runs per task: {len(res.tasks):>3} tasks, wall {wall:.3f} s, "
-                f"runs {inside:.3f} s")
-    finally:
-        client.close()
-        cluster.close()
+    for k in TASK_SIZES:
+        t0 = time.perf_counter()
+        res = run_study(R, OVERHEAD_HORIZON, cfg["dt"], client=client, runs_per_task=k)
+        wall = time.perf_counter() - t0
+        inside = float(np.nansum(res.run_seconds))
+        rows.append(dict(k=k, tasks=len(res.tasks), wall=wall, runs=inside))
+        log(f"  {k:>3} runs per task: {len(res.tasks):>3} tasks, wall {wall:.3f} s, "
+            f"in the runs {inside:.3f} s")
     tasks = np.array([r["tasks"] for r in rows], float)
     outside = np.array([r["wall"] - r["runs"] for r in rows])
-    A = np.column_stack([np.ones_like(tasks), tasks])
-    (a, o), *_ = np.linalg.lstsq(A, outside, rcond=None)
-    c = float(np.mean([r["runs"] / R for r in rows]))
+    (a, o), *_ = np.linalg.lstsq(np.column_stack([np.ones_like(tasks), tasks]), outside,
+                                 rcond=None)
+    c = float(np.mean([r["runs"] for r in rows]) / R)
     return rows, float(a), float(o), c
-
-
-def scheduler_rate(client, n=400):
-    """Empty tasks per second through ``client`` (the scheduler and workers'
-    round trip, with nothing to compute)."""
-    client.gather(client.map(_noop, range(20), pure=False))
-    t0 = time.perf_counter()
-    client.gather(client.map(_noop, range(n), pure=False))
-    return n / (time.perf_counter() - t0)
 
 
 def _noop(x):
     return x
 
 
-def batch_timing(cfg, log):
-    """Inverse dynamics of order 2 on B samples: in memory against Dask arrays
-    of several chunk sizes (threaded scheduler; 2-process cluster)."""
+def scheduler_rate(client, n=400):
+    """Empty tasks per second through ``client``: the scheduler's and the
+    workers' round trip with nothing to compute."""
+    client.gather(client.map(_noop, range(20), pure=False))
+    t0 = time.perf_counter()
+    client.gather(client.map(_noop, range(n), pure=False))
+    return n / (time.perf_counter() - t0)
+
+
+def batch_inputs(cfg):
+    model = context()[0]
+    B, r = cfg["batch_samples"], BATCH_ORDER
+    rng = np.random.default_rng(1)
+    C = np.broadcast_to(model.home_pose, (B, 4, 4)).copy()
+    return model, C, rng.normal(size=(B, r + 2, 6)), rng.normal(size=(B, r + 3, model.n_joints))
+
+
+def batch_timing(model, C, V, q, client=None):
+    """Inverse dynamics on B samples: in memory, and as Dask arrays of
+    ``BATCH_CHUNKS`` on the threaded scheduler or (``client``) on the
+    cluster, with the inputs already in the workers' memory. The Dask
+    results are checked bitwise against the in-memory batch."""
     import dask
     import dask.array as da
 
     from liedyn.distributed import compute
-    model = context()[0]
-    B, r, n = cfg["batch_samples"], 2, model.n_joints
-    rng = np.random.default_rng(1)
-    C = np.broadcast_to(model.home_pose, (B, 4, 4)).copy()
-    V = rng.normal(size=(B, r + 2, 6))
-    q = rng.normal(size=(B, r + 3, n))
-
-    def best(f, repeat=3):
-        f()
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            f()
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
-    cores = ld.batch.available_cores()
-    rows = [dict(how=f"in memory, {cores} threads", chunk=B,
-                 seconds=best(lambda: ld.inverse_dynamics_batch(model, C, V, q, r)))]
+    r, B = BATCH_ORDER, q.shape[0]
     ref = ld.inverse_dynamics_batch(model, C, V, q, r)
+    rows = []
+    if client is None:
+        rows.append(dict(how=f"in memory, {ld.batch.available_cores()} threads", chunk=B,
+                         seconds=best_time(lambda: ld.inverse_dynamics_batch(model, C, V, q, r),
+                                           3)[0]))
     for chunk in BATCH_CHUNKS:
-        Cd, Vd, qd = (da.from_array(x, chunks=(chunk,) + x.shape[1:]) for x in (C, V, q))
-        lazy = ld.inverse_dynamics_batch(model, Cd, Vd, qd, r)
-        with dask.config.set(scheduler="threads"):
-            rows.append(dict(how="Dask array, threads", chunk=chunk,
-                             seconds=best(lambda: compute(lazy))))
+        arrays = [da.from_array(x, chunks=(chunk,) + x.shape[1:]) for x in (C, V, q)]
+        if client is not None:                 # the inputs go to the workers once, untimed
+            from distributed import wait
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)      # "sending a large graph"
+                arrays = client.persist(arrays)
+            wait(arrays)
+        lazy = ld.inverse_dynamics_batch(model, *arrays, r)
+        how = "Dask array, threads" if client is None else \
+            f"Dask array, {len(client.scheduler_info()['workers'])} processes"
+        # the threaded scheduler, or the client (the default one while it is open)
+        with dask.config.set(scheduler="threads") if client is None else contextlib.nullcontext():
             got = compute(lazy)
-        assert got.tau.tobytes() == ref.tau.tobytes()
-    cluster, client = _cluster(cores)
-    try:
-        for chunk in BATCH_CHUNKS:
-            Cd, Vd, qd = (da.from_array(x, chunks=(chunk,) + x.shape[1:]) for x in (C, V, q))
-            lazy = ld.inverse_dynamics_batch(model, Cd, Vd, qd, r)
-            rows.append(dict(how=f"Dask array, {cores} processes", chunk=chunk,
-                             seconds=best(lambda: compute(lazy))))
-        rate = scheduler_rate(client)
-    finally:
-        client.close()
-        cluster.close()
+            rows.append(dict(how=how, chunk=chunk, seconds=best_time(lambda: compute(lazy), 3)[0]))
+        if got.tau.tobytes() != ref.tau.tobytes() or \
+                got.base_wrench.tobytes() != ref.base_wrench.tobytes():
+            raise AssertionError(f"{how}, chunk {chunk}: differs from the in-memory batch")
     for row in rows:
         row["per_sample_us"] = row["seconds"] / B * 1e6
-        log(f"  {row['how']:<28} chunk {row['chunk']:>6}: {row['seconds'] * 1e3:8.1f} ms, "
-            f"{row['per_sample_us']:.2f} µs per sample")
-    return rows, rate
+    return rows
+
+
+def load_average():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return math.nan
+
+
+def measure(cfg, log):
+    """Speed-up, per-task overhead, batches and the scheduler's task rate."""
+    out = dict(load=[load_average()])
+    cores = ld.batch.available_cores()
+    model, C, V, q = batch_inputs(cfg)
+    with local_cluster(1) as client:
+        out["T1"], out["cpu1"] = study_time(cfg, client)
+        log(f"  {cfg['speedup_runs']} runs on 1 worker process: {out['T1']:.2f} s "
+            f"(CPU share in the tasks {out['cpu1']:.2f})")
+        log(f"Per-task overhead (one worker, runs of {OVERHEAD_HORIZON:g} s):")
+        out["overhead"] = overhead_sweep(cfg, client, log)
+        out["rate1"] = scheduler_rate(client)
+    out["load"].append(load_average())
+    with local_cluster(2) as client:
+        out["T2"], out["cpu2"] = study_time(cfg, client)
+        log(f"  {cfg['speedup_runs']} runs on 2 worker processes: {out['T2']:.2f} s "
+            f"(CPU share {out['cpu2']:.2f})")
+        out["batch"] = batch_timing(model, C, V, q, client)
+        out["rate2"] = scheduler_rate(client)
+    out["load"].append(load_average())
+    out["Tthreads"], out["cpu_threads"] = study_time(cfg, "threads")
+    log(f"  {cfg['speedup_runs']} runs on Dask's threaded scheduler ({cores} threads): "
+        f"{out['Tthreads']:.2f} s (CPU share {out['cpu_threads']:.2f})")
+    out["batch"] = batch_timing(model, C, V, q) + out["batch"]
+    out["load"].append(load_average())
+    return out
+
+
+def estimate(c, o, rate):
+    """On paper, ``FLEET`` workers running runs of ``c`` seconds with a
+    per-task overhead ``o``, the scheduler taking ``1/rate`` per task:
+    ``(k, task rate, runs/s)`` for the runs per task that keep the overhead
+    under ``OVERHEAD_TARGET`` and the scheduler at most half busy."""
+    k_over = math.ceil((1.0 - OVERHEAD_TARGET) / OVERHEAD_TARGET * o / c)
+    k_sched = math.ceil((2.0 * FLEET / rate - o) / c)
+    k = max(1, k_over, k_sched)
+    return k, k_over, k_sched, FLEET / (k * c + o), FLEET * k / (k * c + o)
 
 
 # -------------------------------------------------------------- writing --
@@ -308,19 +355,20 @@ def quantiles(x):
     x = x[np.isfinite(x)]
     if not x.size:
         return dict.fromkeys(("p05", "p50", "p95", "max"), math.nan)
-    return dict(zip(("p05", "p50", "p95", "max"), np.quantile(x, [0.05, 0.5, 0.95, 1.0])))
+    return dict(zip(("p05", "p50", "p95", "max"),
+                    (float(v) for v in np.quantile(x, [0.05, 0.5, 0.95, 1.0]))))
 
 
 def write_runs(path, table, result, div):
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["run", "max_abs_delta_q", "stiffness_error", "gain", "failed", "diverged",
+        w.writerow(["run", "model_error", "max_abs_delta_q", "gain", "failed", "diverged",
                     "joint_error", "base_error", "peak_torque_rate", "error"])
         for i in range(len(result)):
-            w.writerow([i, f"{np.max(np.abs(table['delta_q'][i])):.4e}",
-                        f"{np.max(np.abs(table['stiffness'][i] - 1.0)):.4e}",
-                        f"{table['gain'][i]:.4f}", int(result['failed'][i]), int(div[i]),
-                        f"{result['joint_error'][i]:.4e}", f"{result['base_error'][i]:.4e}",
+            w.writerow([i, f"{table['model_error'][i]:.4f}",
+                        f"{np.max(np.abs(table['delta_q'][i])):.4e}", f"{table['gain'][i]:.4f}",
+                        int(result["failed"][i]), int(div[i]), f"{result['joint_error'][i]:.4e}",
+                        f"{result['base_error'][i]:.4e}",
                         f"{result['peak_torque_rate'][i]:.4e}", result["error"][i]])
 
 
@@ -333,12 +381,22 @@ def write_summary(path, rows):
             w.writerow(dict(r, value=f"{v:.6g}" if isinstance(v, float) else v))
 
 
-def plot(stem, table, result, div, over_rows, o, c, speed):
+def divergence_by_level(table, div, bins=LEVEL_BINS):
+    """``(bin centres, fraction diverged, runs)`` over the model-error level."""
+    edges = np.linspace(0.0, MODEL_ERROR, bins + 1)
+    idx = np.clip(np.digitize(table["model_error"], edges) - 1, 0, bins - 1)
+    counts = np.bincount(idx, minlength=bins)
+    frac = np.bincount(idx, weights=div.astype(float), minlength=bins) / np.maximum(counts, 1)
+    return 0.5 * (edges[1:] + edges[:-1]), frac, counts
+
+
+def plot(stem, table, result, div, over, speed, efficiency):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
+    rows, a, o, c = over
+    fig, axes = plt.subplots(1, 3, figsize=(15.5, 4.4))
     ok = ~div
     for key, color, label in (("joint_error", "C0", r"joints $\max_j |q_j - q_{d,j}|$ (rad)"),
                               ("base_error", "C1", r"base $\|\log(C_d^{-1} C_0)\|$")):
@@ -347,30 +405,32 @@ def plot(stem, table, result, div, over_rows, o, c, speed):
             bins = np.logspace(np.log10(max(x.min(), 1e-12)), np.log10(x.max()) + 1e-9, 40)
             axes[0].hist(x, bins=bins, color=color, alpha=0.6, label=label)
     axes[0].set_xscale("log")
-    axes[0].set_xlabel("final tracking error")
+    axes[0].set_xlabel("final tracking error of the runs that do not diverge")
     axes[0].set_ylabel("runs")
     axes[0].set_title(f"{len(result)} runs: {np.mean(div):.1%} diverge "
-                      f"({np.mean(result['failed']):.1%} stopped)", fontsize=10)
+                      f"({np.mean(result['failed']):.1%} stopped by the simulator)", fontsize=10)
     axes[0].legend(fontsize=8)
-    kerr = np.max(np.abs(table["stiffness"] - 1.0), axis=1)
-    axes[1].scatter(kerr[ok], result["joint_error"][ok], s=4, alpha=0.5, label="converging")
-    if np.any(div):
-        y = np.where(np.isfinite(result["joint_error"][div]), result["joint_error"][div], 1.0)
-        axes[1].scatter(kerr[div], y, s=8, color="C3", marker="x", label="diverging")
-    axes[1].set_yscale("log")
-    axes[1].set_xlabel(r"largest stiffness error $\max_j |K_j / K - 1|$")
-    axes[1].set_ylabel("final joint error (rad)")
-    axes[1].legend(fontsize=8)
-    axes[1].set_title("final error against the stiffness error", fontsize=10)
-    k = np.array([r["k"] for r in over_rows], float)
-    axes[2].semilogx(k, o / (o + k * c) * 100.0, "o-", label=f"model o/(o + k c), o = "
-                     f"{o * 1e3:.2f} ms, c = {c * 1e3:.1f} ms")
-    meas = np.array([(r["wall"] - r["runs"]) / r["wall"] * 100.0 for r in over_rows])
+    centres, frac, counts = divergence_by_level(table, div)
+    axes[1].bar(centres * 100.0, frac * 100.0, width=0.8 * MODEL_ERROR * 100.0 / len(centres),
+                color="C3", alpha=0.7, label="diverged (%)")
+    axes[1].set_xlabel("model-error level s (%): every mass, inertia, K, B within ±s")
+    axes[1].set_ylabel("runs that diverge (%)")
+    twin = axes[1].twinx()
+    lev = table["model_error"] * 100.0
+    twin.scatter(lev[ok], result["joint_error"][ok], s=3, alpha=0.4, color="C0")
+    twin.set_yscale("log")
+    twin.set_ylabel("final joint error, converging runs (rad)", color="C0")
+    axes[1].set_title("divergence and final error against the model error", fontsize=10)
+    k = np.array([r["k"] for r in rows], float)
+    axes[2].semilogx(k, o / (o + k * c) * 100.0, "o-",
+                     label=f"o / (o + k c): o = {o * 1e3:.2f} ms, c = {c * 1e3:.1f} ms")
+    meas = np.array([(r["wall"] - r["runs"]) / r["wall"] * 100.0 for r in rows])
     axes[2].semilogx(k, meas, "s", mfc="none", label="measured (wall − runs) / wall")
     axes[2].axhline(OVERHEAD_TARGET * 100.0, color="k", ls="--", lw=1, label="5 %")
     axes[2].set_xlabel("runs per task k")
-    axes[2].set_ylabel("overhead (%)")
-    axes[2].set_title(f"1 worker; speed-up 1→2 workers ×{speed:.2f}", fontsize=10)
+    axes[2].set_ylabel("time outside the runs (%)")
+    axes[2].set_title(f"one worker; 1→2 workers ×{speed:.2f} (efficiency {efficiency:.0%})",
+                      fontsize=10)
     axes[2].legend(fontsize=8)
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
@@ -397,6 +457,7 @@ def main(argv=None):
     cfg = FULL if args.full else QUICK
     stem = output_stem(args, "monte_carlo")
     args.out.mkdir(parents=True, exist_ok=True)
+    cores = ld.batch.available_cores()
 
     def log(text):
         print(text, flush=True)
@@ -406,9 +467,10 @@ def main(argv=None):
     if store is None:
         tmp = tempfile.mkdtemp(prefix="liedyn-monte-carlo-")
         store = Path(tmp) / "study.zarr"
+    load0 = load_average()
     try:
         log(f"Study: {cfg['runs']} runs of {cfg['horizon']:g} s, dt = {cfg['dt']:g} s, on a "
-            f"local cluster of {ld.batch.available_cores()} worker processes (store {store})")
+            f"local cluster of {cores} worker processes (load average {load0:.1f})")
         t0 = time.perf_counter()
         result = run_study(cfg["runs"], cfg["horizon"], cfg["dt"], store=store,
                            trajectories=args.trajectories, progress=not args.no_progress)
@@ -418,38 +480,46 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
     table = perturbations(cfg["runs"])
     div = diverged(result)
-    compile_s = max(result.compile_seconds.values(), default=math.nan)
+    warm = list(result.compile_seconds.values())
+    c_study = float(np.nanmean(result.run_seconds)) if len(result.computed) else math.nan
     log(f"  {len(result.computed)} computed, {len(result.loaded)} read from the store, in "
-        f"{study_wall:.1f} s (kernels warmed per worker in "
-        f"{', '.join(f'{s:.1f}' for s in result.compile_seconds.values())} s); "
-        f"{np.mean(div):.1%} diverge, {np.mean(result['failed']):.1%} stopped")
+        f"{study_wall:.1f} s; warm-up (kernels compiled or loaded) per worker "
+        f"{', '.join(f'{s:.1f}' for s in warm)} s, apart from the runs ({c_study * 1e3:.0f} ms "
+        f"each on average)")
+    log(f"  {np.mean(div):.1%} diverge ({np.mean(result['failed']):.1%} stopped by the "
+        f"simulator, the rest more than {LOST:g} rad off at the end)")
+    centres, frac, counts = divergence_by_level(table, div)
+    log("  diverged by model-error level: " + ", ".join(
+        f"{100 * (cc - 0.5 * MODEL_ERROR / len(centres)):.0f}-"
+        f"{100 * (cc + 0.5 * MODEL_ERROR / len(centres)):.0f} %: {f:.0%}"
+        for cc, f in zip(centres, frac)))
     jq, bq = quantiles(result["joint_error"][~div]), quantiles(result["base_error"][~div])
-    log(f"  final joint error of the converging runs: median {jq['p50']:.3e} rad, "
-        f"95 % {jq['p95']:.3e}; base: median {bq['p50']:.3e}, 95 % {bq['p95']:.3e}")
+    log(f"  final error of the runs that do not diverge: joints median {jq['p50']:.3e} rad, "
+        f"95 % {jq['p95']:.3e}; base median {bq['p50']:.3e}, 95 % {bq['p95']:.3e}")
 
     log("Speed-up:")
-    sp = speedup(cfg, log)
-    s12 = sp["processes_1"] / sp["processes_2"]
-    s_thr = sp["processes_1"] / sp["threads_2"]
-    log(f"  1 → 2 worker processes: ×{s12:.2f} (efficiency {s12 / 2:.0%}); 2 threads: "
-        f"×{s_thr:.2f}")
-    log("Per-task overhead (one worker, runs of "
-        f"{OVERHEAD_HORIZON:g} s):")
-    over_rows, a, o, c = overhead(cfg, log)
-    log(f"  fit: wall − Σ run = {a * 1e3:.1f} ms + {o * 1e3:.2f} ms per task "
-        f"(c = {c * 1e3:.2f} ms per run)")
-    log("Dask-array batches (inverse dynamics, order 2):")
-    batch_rows, rate = batch_timing(cfg, log)
-    log(f"  scheduler round trip: {rate:.0f} empty tasks/s on "
-        f"{ld.batch.available_cores()} workers")
-
-    c_study = float(np.nanmean(result.run_seconds)) if len(result.computed) else c
-    k5 = max(1, math.ceil((1.0 - OVERHEAD_TARGET) / OVERHEAD_TARGET * o / c_study))
-    rate_needed = FLEET / (k5 * c_study + o)
-    thr = FLEET / (c_study + o / k5)
-    log(f"On paper, {FLEET} workers, runs of {c_study * 1e3:.0f} ms: k ≥ {k5} runs per task keeps "
-        f"the overhead under {OVERHEAD_TARGET:.0%}; then {rate_needed:.0f} tasks/s reach the "
-        f"scheduler (measured here: {rate:.0f}/s) and the fleet does {thr:.0f} runs/s "
+    m = measure(cfg, log)
+    s12 = m["T1"] / m["T2"]
+    s_thr = m["T1"] / m["Tthreads"]
+    rows_o, a, o, c = m["overhead"]
+    log(f"  1 → 2 worker processes: ×{s12:.2f} (efficiency {s12 / 2:.0%}); 1 process → "
+        f"{cores} threads: ×{s_thr:.2f}")
+    log(f"  per-task overhead (fit): {o * 1e3:.2f} ms per task + {a * 1e3:.0f} ms per call "
+        f"(runs of {c * 1e3:.1f} ms); empty tasks: {m['rate1']:.0f}/s on 1 worker, "
+        f"{m['rate2']:.0f}/s on 2")
+    log(f"Dask-array batches (inverse dynamics of order {BATCH_ORDER}, "
+        f"{cfg['batch_samples']} samples):")
+    for row in m["batch"]:
+        log(f"  {row['how']:<30} chunk {row['chunk']:>6}: {row['seconds'] * 1e3:8.1f} ms, "
+            f"{row['per_sample_us']:.2f} µs per sample")
+    log(f"  load average during the measurements: "
+        f"{', '.join(f'{x:.1f}' for x in m['load'])} (on {cores} cores)")
+    c_run = c_study if np.isfinite(c_study) else c
+    k, k_over, k_sched, task_rate, thr = estimate(c_run, o, m["rate2"])
+    log(f"On paper, {FLEET} workers and runs of {c_run * 1e3:.0f} ms: the overhead stays under "
+        f"{OVERHEAD_TARGET:.0%} from k = {k_over} runs per task, the scheduler (here "
+        f"{1e3 / m['rate2']:.2f} ms per task) stays half idle from k = {k_sched}; with k = {k} "
+        f"the scheduler sees {task_rate:.0f} tasks/s and the fleet does {thr:.0f} runs/s "
         f"({thr * 3600:.3g} per hour)")
 
     rows = [dict(section="study", quantity="runs", value=len(result), unit="runs"),
@@ -457,48 +527,64 @@ def main(argv=None):
             dict(section="study", quantity="dt", value=cfg["dt"], unit="s"),
             dict(section="study", quantity="diverged fraction", value=float(np.mean(div)),
                  unit="1"),
-            dict(section="study", quantity="stopped fraction",
+            dict(section="study", quantity="stopped by the simulator",
                  value=float(np.mean(result["failed"])), unit="1"),
             dict(section="study", quantity="wall time", value=study_wall, unit="s"),
-            dict(section="study", quantity="warm-up per worker (largest)", value=compile_s,
-                 unit="s"),
-            dict(section="study", quantity="mean run time", value=c_study, unit="s")]
-    for name, qs in (("final joint error", jq), ("final base error", bq)):
-        rows += [dict(section="study", quantity=f"{name} {k} (converging)", value=float(v),
-                      unit="rad" if "joint" in name else "rad, m") for k, v in qs.items()]
-    rows += [dict(section="speedup", quantity=f"{sp['processes_1']:.3f} s on 1 process",
-                  value=sp["processes_1"], unit="s"),
-             dict(section="speedup", quantity="2 processes", value=sp["processes_2"], unit="s"),
-             dict(section="speedup", quantity="2 threads", value=sp["threads_2"], unit="s"),
+            dict(section="study", quantity="warm-up per worker (largest)",
+                 value=max(warm, default=math.nan), unit="s"),
+            dict(section="study", quantity="mean run time", value=c_run, unit="s"),
+            dict(section="study", quantity="load average at the start", value=load0, unit="1")]
+    for cc, f, n in zip(centres, frac, counts):
+        rows.append(dict(section="study", quantity=f"diverged, model error "
+                         f"{100 * (cc - 0.5 * MODEL_ERROR / len(centres)):.0f}-"
+                         f"{100 * (cc + 0.5 * MODEL_ERROR / len(centres)):.0f} % ({n} runs)",
+                         value=float(f), unit="1"))
+    for name, qs, unit in (("final joint error", jq, "rad"), ("final base error", bq, "rad, m")):
+        rows += [dict(section="study", quantity=f"{name} {key} (not diverged)", value=v,
+                      unit=unit) for key, v in qs.items()]
+    rows += [dict(section="speedup", quantity=f"{cfg['speedup_runs']} runs, 1 process",
+                  value=m["T1"], unit="s"),
+             dict(section="speedup", quantity="2 processes", value=m["T2"], unit="s"),
+             dict(section="speedup", quantity=f"{cores} threads", value=m["Tthreads"], unit="s"),
              dict(section="speedup", quantity="1 -> 2 processes", value=s12, unit="x"),
              dict(section="speedup", quantity="efficiency 1 -> 2 processes", value=s12 / 2,
                   unit="1"),
-             dict(section="speedup", quantity="1 process -> 2 threads", value=s_thr, unit="x"),
-             dict(section="speedup", quantity="local cluster start, 2 workers",
-                  value=sp["start_2"], unit="s")]
-    rows[len(rows) - 7]["quantity"] = "1 process"
-    for r in over_rows:
-        rows.append(dict(section="overhead", quantity=f"{r['k']} runs per task, {r['tasks']} "
-                         f"tasks: wall - runs", value=r["wall"] - r["runs"], unit="s"))
+             dict(section="speedup", quantity=f"1 process -> {cores} threads", value=s_thr,
+                  unit="x"),
+             dict(section="speedup", quantity="CPU share in the tasks, 1 process",
+                  value=m["cpu1"], unit="1"),
+             dict(section="speedup", quantity="CPU share in the tasks, 2 processes",
+                  value=m["cpu2"], unit="1"),
+             dict(section="speedup", quantity=f"CPU share in the tasks, {cores} threads",
+                  value=m["cpu_threads"], unit="1"),
+             dict(section="speedup", quantity="load average (start, after 1, after 2, end)",
+                  value=" ".join(f"{x:.1f}" for x in m["load"]), unit="1")]
+    for r in rows_o:
+        rows.append(dict(section="overhead", quantity=f"{r['k']} runs per task ({r['tasks']} "
+                         f"tasks): wall - runs", value=r["wall"] - r["runs"], unit="s"))
     rows += [dict(section="overhead", quantity="per task (fit)", value=o, unit="s"),
              dict(section="overhead", quantity="per call (fit)", value=a, unit="s"),
-             dict(section="overhead", quantity="short run (fit input)", value=c, unit="s"),
-             dict(section="overhead", quantity="scheduler round trip", value=rate,
+             dict(section="overhead", quantity="short run", value=c, unit="s"),
+             dict(section="overhead", quantity="empty tasks, 1 worker", value=m["rate1"],
+                  unit="tasks/s"),
+             dict(section="overhead", quantity="empty tasks, 2 workers", value=m["rate2"],
                   unit="tasks/s")]
-    for r in batch_rows:
+    for r in m["batch"]:
         rows.append(dict(section="batch", quantity=f"{r['how']}, chunk {r['chunk']}",
                          value=r["per_sample_us"], unit="us/sample"))
-    rows += [dict(section="estimate", quantity=f"runs per task for overhead < 5 % "
-                  f"(runs of {c_study * 1e3:.0f} ms)", value=k5, unit="runs"),
-             dict(section="estimate", quantity=f"task rate at the scheduler, {FLEET} workers",
-                  value=rate_needed, unit="tasks/s"),
-             dict(section="estimate", quantity=f"throughput, {FLEET} workers", value=thr,
-                  unit="runs/s")]
+    rows += [dict(section="estimate", quantity=f"runs per task, overhead < 5 % (runs of "
+                  f"{c_run * 1e3:.0f} ms)", value=k_over, unit="runs"),
+             dict(section="estimate", quantity=f"runs per task, scheduler half idle, {FLEET} "
+                  f"workers", value=k_sched, unit="runs"),
+             dict(section="estimate", quantity=f"task rate at the scheduler, {FLEET} workers, "
+                  f"k = {k}", value=task_rate, unit="tasks/s"),
+             dict(section="estimate", quantity=f"throughput, {FLEET} workers, k = {k}",
+                  value=thr, unit="runs/s")]
     write_summary(f"{stem}.csv", rows)
     write_runs(f"{stem}_runs.csv", table, result, div)
     log(f"\nwrote {stem}.csv, {stem}_runs.csv")
     if not args.no_plot:
-        plot(stem, table, result, div, over_rows, o, c, s12)
+        plot(stem, table, result, div, m["overhead"], s12, s12 / 2)
         log(f"wrote {stem}.png")
 
 

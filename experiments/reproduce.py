@@ -65,6 +65,8 @@ STUDIES = (
      False),
     ("bench_control", "control: one controller step against single calls", False),
     ("bench_simulate", "simulation: steps per second and their cost split", False),
+    ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "
+                    "per-task overhead", False),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)

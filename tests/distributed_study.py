@@ -4,9 +4,10 @@ its own so that Dask's worker processes can import its functions.
 The elastic-joint law on the aerial manipulator, started off the reference
 by each row's ``delta_q``, on a plant whose joint stiffness and body masses
 are scaled by ``stiffness`` and ``mass``. Row flags: ``nan_after`` > 0
-makes the plant's joint torques NaN from that time on (the run fails with a SimulationError); ``kill`` kills
-the worker process that builds the run, once per marker file (never outside
-a Dask worker); ``sleep`` seconds are slept in ``build``.
+makes the plant's joint torques NaN from that time on (the run fails with a
+SimulationError); ``kill`` kills the worker process that builds the run,
+once per marker file (never outside a Dask worker); ``sleep`` seconds are
+slept in ``build``.
 """
 
 import os

@@ -257,7 +257,7 @@ def _task(study, runs):
     """The runs ``runs`` in turn; their summaries written to the store (if
     any) and returned."""
     warm = _warm(study, runs[0])
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.thread_time()
     columns, values, errors, seconds = None, [], [], []
     for i in runs:
         columns, row, error, sec = _execute(study, i, columns)
@@ -269,7 +269,7 @@ def _task(study, runs):
         _store.write_summaries(study.store, runs, columns, values, errors)
     return dict(runs=list(runs), columns=columns, values=np.array(values), errors=errors,
                 seconds=np.array(seconds), warm=warm, worker=_where(),
-                task_seconds=time.perf_counter() - t0)
+                task_seconds=time.perf_counter() - t0, cpu_seconds=time.thread_time() - cpu0)
 
 
 def _warm_task(study, run):
@@ -414,7 +414,9 @@ class MonteCarloResult:
     wall_seconds : float
         The whole call, cluster start-up included.
     tasks : list of dict
-        Per task: ``runs`` (how many), ``seconds`` (inside the task), ``worker``.
+        Per task: ``runs`` (how many), ``seconds`` (wall time inside the task),
+        ``cpu_seconds`` (CPU time of the thread that ran it: below ``seconds``
+        when the core was shared), ``worker``.
     workers : int
         Workers the runs were spread over.
     store : str or None
@@ -673,7 +675,8 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         for i, e in zip(rec["runs"], rec["errors"]):
             errors[i] = e
         compile_seconds.setdefault(rec["worker"], rec["warm"])
-        tasks_info.append(dict(runs=len(idx), seconds=rec["task_seconds"], worker=rec["worker"]))
+        tasks_info.append(dict(runs=len(idx), seconds=rec["task_seconds"],
+                               cpu_seconds=rec["cpu_seconds"], worker=rec["worker"]))
     tab = {c: values[:, j].copy() for j, c in enumerate(columns)}
     err = np.array(errors, dtype=object)
     tab["failed"] = np.array([e != "" for e in errors], dtype=bool)
