@@ -76,6 +76,7 @@ import numpy as np
 
 import liedyn as ld
 from liedyn import control, se3
+from liedyn.distributed.monte_carlo import CLUSTER_BREAK_EVEN
 from experiments._table import output_stem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,14 +212,16 @@ def cpu_share(result):
 
 
 def study_time(cfg, client, repeat=2):
-    """``(wall time, CPU share)`` of ``SPEEDUP_RUNS`` runs on ``client``, after
-    a two-run call that loads the kernels in every worker (so the time is
-    the runs')."""
+    """``(wall time, CPU share, first-call seconds)`` of ``speedup_runs`` runs on
+    ``client``, after a two-run call that loads the kernels in every worker
+    (timed: the third value), so that the time is the runs'."""
+    t0 = time.perf_counter()
     run_study(2, cfg["horizon"], cfg["dt"], client=client, runs_per_task=1)
+    first = time.perf_counter() - t0
     R = cfg["speedup_runs"]
     t, res = best_time(lambda: run_study(R, cfg["horizon"], cfg["dt"], client=client,
                                          runs_per_task=SPEEDUP_TASK), repeat)
-    return t, cpu_share(res)
+    return t, cpu_share(res), first
 
 
 def overhead_sweep(cfg, client, log):
@@ -316,21 +319,23 @@ def measure(cfg, log):
     cores = ld.batch.available_cores()
     model, C, V, q = batch_inputs(cfg)
     with local_cluster(1) as client:
-        out["T1"], out["cpu1"] = study_time(cfg, client)
+        out["T1"], out["cpu1"], _ = study_time(cfg, client)
         log(f"  {cfg['speedup_runs']} runs on 1 worker process: {out['T1']:.2f} s "
             f"(CPU share in the tasks {out['cpu1']:.2f})")
         log(f"Per-task overhead (one worker, runs of {OVERHEAD_HORIZON:g} s):")
         out["overhead"] = overhead_sweep(cfg, client, log)
         out["rate1"] = scheduler_rate(client)
     out["load"].append(load_average())
+    t0 = time.perf_counter()
     with local_cluster(2) as client:
-        out["T2"], out["cpu2"] = study_time(cfg, client)
+        out["start2"] = time.perf_counter() - t0
+        out["T2"], out["cpu2"], out["first2"] = study_time(cfg, client)
         log(f"  {cfg['speedup_runs']} runs on 2 worker processes: {out['T2']:.2f} s "
             f"(CPU share {out['cpu2']:.2f})")
         out["batch"] = batch_timing(model, C, V, q, client)
         out["rate2"] = scheduler_rate(client)
     out["load"].append(load_average())
-    out["Tthreads"], out["cpu_threads"] = study_time(cfg, "threads")
+    out["Tthreads"], out["cpu_threads"], _ = study_time(cfg, "threads")
     log(f"  {cfg['speedup_runs']} runs on Dask's threaded scheduler ({cores} threads): "
         f"{out['Tthreads']:.2f} s (CPU share {out['cpu_threads']:.2f})")
     out["batch"] = batch_timing(model, C, V, q) + out["batch"]
@@ -512,6 +517,9 @@ def main(argv=None):
     for row in m["batch"]:
         log(f"  {row['how']:<30} chunk {row['chunk']:>6}: {row['seconds'] * 1e3:8.1f} ms, "
             f"{row['per_sample_us']:.2f} µs per sample")
+    log(f"  a local cluster of 2 workers: started in {m['start2']:.1f} s, its first two-run "
+        f"call (kernels loaded in each worker) {m['first2']:.1f} s; monte_carlo's default "
+        f"stays in this process below {CLUSTER_BREAK_EVEN:g} s of serial work")
     log(f"  load average during the measurements: "
         f"{', '.join(f'{x:.1f}' for x in m['load'])} (on {cores} cores)")
     c_run = c_study if np.isfinite(c_study) else c
@@ -557,6 +565,10 @@ def main(argv=None):
                   value=m["cpu2"], unit="1"),
              dict(section="speedup", quantity=f"CPU share in the tasks, {cores} threads",
                   value=m["cpu_threads"], unit="1"),
+             dict(section="speedup", quantity="local cluster start, 2 workers",
+                  value=m["start2"], unit="s"),
+             dict(section="speedup", quantity="first call on it (kernels loaded)",
+                  value=m["first2"], unit="s"),
              dict(section="speedup", quantity="load average (start, after 1, after 2, end)",
                   value=" ".join(f"{x:.1f}" for x in m["load"]), unit="1")]
     for r in rows_o:

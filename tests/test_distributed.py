@@ -223,7 +223,7 @@ def test_monte_carlo_on_two_workers_equals_a_serial_loop(client):
     assert "t = 0.02" in res["error"][3] and "tau" in res["error"][3]
     assert res["failure_time"][3] == 0.02 and np.isnan(res["failure_time"][0])
     assert res.computed.tolist() == list(range(10)) and res.loaded.size == 0
-    assert len(res.tasks) == 5 and res.workers == 2
+    assert len(res.tasks) == 5 and res.workers == 2 and res.where == "the cluster of 2 workers"
     # every worker process that ran a task reports its warm-up, apart from the runs
     workers = {t["worker"] for t in res.tasks}
     assert workers <= set(res.compile_seconds) and all(
@@ -262,7 +262,7 @@ def test_a_worker_killed_during_a_run_still_gives_the_complete_equal_result(tmp_
                               same=same, errors=list(res["error"]) == [r[1] for r in ref],
                               computed=res.computed.tolist(), failed=res["failed"].tolist(),
                               warmed=sorted(res.compile_seconds),
-                              ran=sorted({t["worker"] for t in res.tasks}))))
+                              ran=sorted(set(t["worker"] for t in res.tasks)))))
     """, timeout=600)
     r = json.loads(out.splitlines()[-1])
     assert r["killed"] in r["before"] and r["killed"] not in r["after"], r
@@ -270,6 +270,34 @@ def test_a_worker_killed_during_a_run_still_gives_the_complete_equal_result(tmp_
     assert r["computed"] == list(range(12))
     assert r["failed"] == [i == 4 for i in range(12)]
     assert set(r["ran"]) <= set(r["warmed"]), r        # every process reports its warm-up
+
+
+@needs_dask
+def test_without_a_client_a_short_study_stays_here_and_a_long_one_starts_a_local_cluster():
+    out = run_python("""
+        import importlib, json
+        import liedyn as ld
+        from tests import distributed_study as study
+        mc = importlib.import_module("liedyn.distributed.monte_carlo")   # the module
+        ctx, tab = study.context(), study.table(6, seed=2, nan_at=[1])
+        short = mc.monte_carlo(study.build, tab, study.HORIZON, dt=study.DT, context=ctx)
+        mc.CLUSTER_BREAK_EVEN = 0.0                   # as if the runs were long
+        long = mc.monte_carlo(study.build, tab, study.HORIZON, dt=study.DT, context=ctx,
+                              runs_per_task=1)
+        ref = study.serial(ctx, tab)
+        cols = list(ref[0][0])
+        same = [all(r[c].tobytes() == __import__("numpy").array([x[0][c] for x in ref]).tobytes()
+                    for c in cols) and list(r["error"]) == [x[1] for x in ref]
+                for r in (short, long)]
+        print(json.dumps(dict(short=short.where, long=long.where, same=same,
+                              cores=ld.batch.available_cores(),
+                              workers=sorted({t["worker"].split(" ")[0] for t in long.tasks}))))
+    """, timeout=600)
+    r = json.loads(out.splitlines()[-1])
+    assert r["short"] == "this process" and r["same"] == [True, True], r
+    if r["cores"] > 1:
+        assert r["long"] == f"a local cluster of {r['cores']} workers", r
+        assert all(w.startswith("tcp://127.0.0.1") for w in r["workers"]), r
 
 
 def _complete_groups(store):

@@ -99,7 +99,8 @@ class _Batch:
         self.B = int(self.q.shape[0])
         if self.B == 0:
             raise ValueError("q: expected at least one sample, got 0")
-        first = next((x for x in [self.q] + [c for c in candidates if is_dask_array(c)]
+        first = next((x for x in [self.q] + [c for c in candidates
+                                              if is_dask_array(c) and c.ndim >= 3]
                       if is_dask_array(x)), None)
         if first is not None:
             sizes = tuple(int(s) for s in first.chunks[0])

@@ -12,11 +12,15 @@ computes only what is missing.
 
 Where the runs go (``client=``)
 -------------------------------
-* ``None`` (default): a local cluster started for the call, one worker
-  process per available core, one thread each, closed at the end (one core:
-  the runs go in this process). Processes, not threads: a simulation with a
-  controller returns to Python at every stage, so threads would take turns
-  on the GIL (``experiments/monte_carlo.py`` measures both).
+* ``None`` (default): the active ``dask.distributed`` client if there is one,
+  else a local cluster started for the call, one worker process per
+  available core, one thread each, closed at the end. Processes, not
+  threads: a simulation with a controller returns to Python at every stage,
+  so threads take turns on the GIL (``experiments/monte_carlo.py`` measures
+  both). Where processes cost more than they bring, the runs go in this
+  process: on one core, or when the study's serial time, estimated from a
+  warm-up here, is below ``CLUSTER_BREAK_EVEN`` seconds (what starting the
+  workers costs, twice).
 * a ``dask.distributed.Client``: any Dask cluster, local or not (Slurm and
   PBS through ``dask-jobqueue``, Kubernetes through ``dask-kubernetes`` or
   the Dask Helm chart; see the README). Workers must be able to import
@@ -70,6 +74,11 @@ _SIMULATE_OPTIONS = ("control_rate", "adaptive", "rtol", "atol", "min_step", "ma
 # Columns every table has besides the summary's.
 _FRAMEWORK_COLUMNS = ("failure_time",)
 _TASKS_PER_WORKER = 8       # default runs_per_task: about this many tasks per worker
+# Seconds of serial work below which client=None runs a study in this process
+# rather than start a local cluster: starting two worker processes and loading
+# the kernels in them costs 3-5 s on two cores, which two workers repay once
+# the runs take about twice that (experiments/monte_carlo.py measures both).
+CLUSTER_BREAK_EVEN = 8.0
 
 
 class Run(NamedTuple):
@@ -272,6 +281,20 @@ def _task(study, runs):
                 task_seconds=time.perf_counter() - t0, cpu_seconds=time.thread_time() - cpu0)
 
 
+def _serial_estimate(study, run):
+    """Seconds one run of the study takes in this process, estimated after
+    warming up here (which also fills the disk cache the workers load): one
+    build plus two steps, scaled to the horizon."""
+    _warm(study, run)
+    t0 = time.perf_counter()
+    spec = study.spec(run)
+    t1 = time.perf_counter()
+    short = min(study.duration, 2.0 * study.dt)
+    study.simulate(spec, short)
+    steps = max(1.0, study.duration / study.dt)
+    return (t1 - t0) + (time.perf_counter() - t1) * steps / max(1.0, short / study.dt)
+
+
 def _warm_task(study, run):
     return _warm(study, run), _where()
 
@@ -321,9 +344,21 @@ def _local_cluster():
     return cluster, Client(cluster)
 
 
+def _default_client():
+    """The active ``dask.distributed`` client, or ``None``."""
+    try:
+        from distributed import default_client
+        return default_client()
+    except (ImportError, ValueError):
+        return None
+
+
 def _resolve(client):
     """``(kind, client or scheduler name)``."""
     if client is None:
+        active = _default_client()
+        if active is not None:
+            return "distributed", active
         return ("local", "sync") if available_cores() == 1 else ("cluster", None)
     if isinstance(client, str):
         name = {"sync": "sync", "synchronous": "sync", "threads": "threads"}.get(client)
@@ -419,6 +454,9 @@ class MonteCarloResult:
         when the core was shared), ``worker``.
     workers : int
         Workers the runs were spread over.
+    where : str or None
+        Where they ran: ``"a local cluster of 2 workers"``, ``"this process"``,
+        … (``None``: nothing was computed).
     store : str or None
     """
 
@@ -561,8 +599,8 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         trajectory (up to the failure for a failed run; ``None`` if the
         failure left none). Every run must return the same keys.
     client : None, dask.distributed.Client, "threads" or "sync", keyword
-        Where the runs go (module docstring; default: a local cluster of
-        one worker process per core).
+        Where the runs go (module docstring; default: the active client,
+        else a local cluster of one worker process per core).
     store : path, optional, keyword
         A Zarr store (folder) for the summaries of finished tasks and, with
         ``trajectories``, each run's trajectory. Runs already in it are read
@@ -633,20 +671,27 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
     study = _Study(build, context, summary, columns_in, duration, dt, options, record, path,
                    bool(trajectories))
 
-    records, warm, workers = [], None, 0
+    records, warm, workers, where = [], None, 0, None
     if missing:
         owned = None
         if kind == "cluster":
-            owned, target = _local_cluster()
-            kind = "distributed"
+            serial = _serial_estimate(study, missing[0]) * len(missing)
+            if serial <= CLUSTER_BREAK_EVEN:
+                kind, target = "local", "sync"
+            else:
+                owned, target = _local_cluster()
+                kind = "distributed"
         try:
             workers = _workers(kind, target)
             k = runs_per_task or max(1, math.ceil(len(missing) / (_TASKS_PER_WORKER * workers)))
             tasks = [missing[j:j + k] for j in range(0, len(missing), k)]
             if kind == "distributed":
                 records, warm = _run_distributed(target, study, tasks, retries, progress)
+                where = ("a local cluster" if owned is not None else "the cluster") + \
+                    f" of {workers} worker{'s' if workers > 1 else ''}"
             else:
                 records, warm = _run_local(target, study, tasks, progress)
+                where = {"sync": "this process", "threads": "Dask's threaded scheduler"}[target]
         finally:
             if owned is not None:
                 target.close()
@@ -686,7 +731,7 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
     return MonteCarloResult(table=tab, columns=columns, computed=computed, loaded=loaded,
                             compile_seconds=compile_seconds, run_seconds=run_seconds,
                             wall_seconds=time.perf_counter() - wall, tasks=tasks_info,
-                            workers=workers, store=path)
+                            workers=workers, where=where, store=path)
 
 
 # ------------------------------------------------------------ perturbation --
