@@ -395,7 +395,7 @@ def divergence_by_level(table, div, bins=LEVEL_BINS):
     return 0.5 * (edges[1:] + edges[:-1]), frac, counts
 
 
-def plot(stem, table, result, div, over, speed, efficiency):
+def plot(stem, table, result, div, over, speed, efficiency, horizon):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -412,7 +412,7 @@ def plot(stem, table, result, div, over, speed, efficiency):
     axes[0].set_xscale("log")
     axes[0].set_xlabel("final tracking error of the runs that do not diverge")
     axes[0].set_ylabel("runs")
-    axes[0].set_title(f"{len(result)} runs: {np.mean(div):.1%} diverge "
+    axes[0].set_title(f"{len(result)} runs of {horizon:g} s: {np.mean(div):.1%} diverge "
                       f"({np.mean(result['failed']):.1%} stopped by the simulator)", fontsize=10)
     axes[0].legend(fontsize=8)
     centres, frac, counts = divergence_by_level(table, div)
@@ -429,11 +429,13 @@ def plot(stem, table, result, div, over, speed, efficiency):
     k = np.array([r["k"] for r in rows], float)
     axes[2].semilogx(k, o / (o + k * c) * 100.0, "o-",
                      label=f"o / (o + k c): o = {o * 1e3:.2f} ms, c = {c * 1e3:.1f} ms")
-    meas = np.array([(r["wall"] - r["runs"]) / r["wall"] * 100.0 for r in rows])
-    axes[2].semilogx(k, meas, "s", mfc="none", label="measured (wall − runs) / wall")
+    o_k = np.array([(r["wall"] - r["runs"] - a) / r["tasks"] for r in rows])
+    axes[2].semilogx(k, o_k / (o_k + k * c) * 100.0, "s", mfc="none",
+                     label=f"measured: o_k = (wall − runs − a) / tasks, a = {a * 1e3:.0f} ms "
+                           f"per call")
     axes[2].axhline(OVERHEAD_TARGET * 100.0, color="k", ls="--", lw=1, label="5 %")
     axes[2].set_xlabel("runs per task k")
-    axes[2].set_ylabel("time outside the runs (%)")
+    axes[2].set_ylabel("per-task overhead, share of a task (%)")
     axes[2].set_title(f"one worker; 1→2 workers ×{speed:.2f} (efficiency {efficiency:.0%})",
                       fontsize=10)
     axes[2].legend(fontsize=8)
@@ -488,8 +490,8 @@ def main(argv=None):
     warm = list(result.compile_seconds.values())
     c_study = float(np.nanmean(result.run_seconds)) if len(result.computed) else math.nan
     log(f"  {len(result.computed)} computed, {len(result.loaded)} read from the store, in "
-        f"{study_wall:.1f} s; warm-up (kernels compiled or loaded) per worker "
-        f"{', '.join(f'{s:.1f}' for s in warm)} s, apart from the runs ({c_study * 1e3:.0f} ms "
+        f"{study_wall:.1f} s on {result.where}; warm-up (kernels compiled or loaded) per "
+        f"process {', '.join(f'{s:.1f}' for s in warm)} s, apart from the runs ({c_study * 1e3:.0f} ms "
         f"each on average)")
     log(f"  {np.mean(div):.1%} diverge ({np.mean(result['failed']):.1%} stopped by the "
         f"simulator, the rest more than {LOST:g} rad off at the end)")
@@ -538,7 +540,7 @@ def main(argv=None):
             dict(section="study", quantity="stopped by the simulator",
                  value=float(np.mean(result["failed"])), unit="1"),
             dict(section="study", quantity="wall time", value=study_wall, unit="s"),
-            dict(section="study", quantity="warm-up per worker (largest)",
+            dict(section="study", quantity="warm-up per process (largest)",
                  value=max(warm, default=math.nan), unit="s"),
             dict(section="study", quantity="mean run time", value=c_run, unit="s"),
             dict(section="study", quantity="load average at the start", value=load0, unit="1")]
@@ -596,7 +598,7 @@ def main(argv=None):
     write_runs(f"{stem}_runs.csv", table, result, div)
     log(f"\nwrote {stem}.csv, {stem}_runs.csv")
     if not args.no_plot:
-        plot(stem, table, result, div, m["overhead"], s12, s12 / 2)
+        plot(stem, table, result, div, m["overhead"], s12, s12 / 2, cfg["horizon"])
         log(f"wrote {stem}.png")
 
 

@@ -439,10 +439,11 @@ class MonteCarloResult:
     computed, loaded : (k,) int64
         The runs this call computed, and those it read from the store.
     compile_seconds : dict
-        Per worker process (address and pid, or ``local``): the time its
-        first build and two simulation steps took, which compiles the
-        kernels or loads them from the disk cache; apart from
-        ``run_seconds``.
+        Per process that ran runs (a worker's address and pid, or ``local``
+        and the pid; without ``client=``, also this process, which warms up
+        first to decide where the runs go): the time its first build and two
+        simulation steps took, which compiles the kernels or loads them from
+        the disk cache; apart from ``run_seconds``.
     run_seconds : (R,) float64
         Each computed run's build, simulation and summary time (NaN for a
         run read from the store).
@@ -671,11 +672,12 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
     study = _Study(build, context, summary, columns_in, duration, dt, options, record, path,
                    bool(trajectories))
 
-    records, warm, workers, where = [], None, 0, None
+    records, warm, workers, where, here = [], None, 0, None, None
     if missing:
         owned = None
         if kind == "cluster":
             serial = _serial_estimate(study, missing[0]) * len(missing)
+            here = (_WARM[study.token], _where())       # the warm-up that decided
             if serial <= CLUSTER_BREAK_EVEN:
                 kind, target = "local", "sync"
             else:
@@ -711,6 +713,8 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         if run < R:
             values[run], errors[run] = v, e
     compile_seconds, tasks_info = {}, []
+    if here is not None:
+        compile_seconds[here[1]] = here[0]
     if warm is not None:
         compile_seconds[warm[1]] = warm[0]
     for rec in records:
