@@ -38,11 +38,11 @@ Measured on this machine, in the same run:
 * **speed-up**: the same ``speedup_runs`` runs on a local cluster of 1 and
   of 2 worker processes, and on Dask's threaded scheduler with 2 threads
   (processes or threads: the decision ``monte_carlo``'s default follows),
-  the best of two; efficiency = ``T₁ / (2 T₂)``. The CPU share inside the
+  the best of two (threads: one); efficiency = ``T₁ / (2 T₂)``. The CPU share inside the
   tasks (CPU time over wall time) tells how much of a core each worker had:
   the machine is shared, and its load average is recorded;
 * **per-task overhead against task size**: ``overhead_runs`` short runs on
-  one worker with 1 to 64 runs per task; the time outside the runs,
+  one worker with 1 to 48 runs per task; the time outside the runs,
   ``wall − Σ run``, fitted as ``a + o · tasks`` gives the per-task overhead
   ``o``, and its share ``o / (o + k c)`` for ``k`` runs of ``c`` seconds;
 * **Dask-array batches**: inverse dynamics of order 2 on ``batch_samples``
@@ -92,13 +92,13 @@ GAIN = (0.8, 1.25)                    # pole scale
 DIVERGENCE = 1e4                      # |state entry| that stops a run
 LOST = 1.0                            # rad: a final joint error above this counts as diverged
 SEED = 2024
-QUICK = dict(runs=1000, horizon=0.4, dt=5e-3, speedup_runs=60, overhead_runs=64,
+QUICK = dict(runs=1000, horizon=0.4, dt=5e-3, speedup_runs=40, overhead_runs=48,
              batch_samples=20000)
 FULL = dict(runs=10000, horizon=1.0, dt=5e-3, speedup_runs=200, overhead_runs=128,
             batch_samples=100000)
 SPEEDUP_TASK = 4                      # runs per task of the speed-up measurement
 OVERHEAD_HORIZON = 0.02               # s: the short runs of the overhead sweep (4 steps)
-TASK_SIZES = (1, 2, 4, 8, 16, 32, 64)
+TASK_SIZES = (1, 2, 4, 8, 16, 48)
 LEVEL_BINS = 5
 BATCH_ORDER = 2
 BATCH_CHUNKS = (500, 2000, 10000)
@@ -335,7 +335,7 @@ def measure(cfg, log):
         out["batch"] = batch_timing(model, C, V, q, client)
         out["rate2"] = scheduler_rate(client)
     out["load"].append(load_average())
-    out["Tthreads"], out["cpu_threads"], _ = study_time(cfg, "threads")
+    out["Tthreads"], out["cpu_threads"], _ = study_time(cfg, "threads", repeat=1)
     log(f"  {cfg['speedup_runs']} runs on Dask's threaded scheduler ({cores} threads): "
         f"{out['Tthreads']:.2f} s (CPU share {out['cpu_threads']:.2f})")
     out["batch"] = batch_timing(model, C, V, q) + out["batch"]

@@ -240,9 +240,13 @@ def _warm(study, run):
         seconds = _WARM.get(study.token)
         if seconds is None:
             t0 = time.perf_counter()
-            spec = study.spec(run)
-            traj, _, _ = study.simulate(spec, min(study.duration, 2.0 * study.dt))
-            study.summary(spec, traj)
+            try:
+                spec = study.spec(run)
+                traj, _, _ = study.simulate(spec, min(study.duration, 2.0 * study.dt))
+                study.summary(spec, traj)
+            except BaseException as err:
+                err.add_note(f"liedyn.distributed.monte_carlo: warming up on run {run}")
+                raise
             seconds = _WARM[study.token] = time.perf_counter() - t0
         return seconds
 
