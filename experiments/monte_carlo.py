@@ -36,11 +36,13 @@ Measured on this machine, in the same run:
   default of ``monte_carlo``): the distribution of the final joint and base
   errors and the fraction that diverge;
 * **speed-up**: the same ``speedup_runs`` runs on a local cluster of 1 and
-  of 2 worker processes, and on Dask's threaded scheduler with 2 threads
-  (processes or threads: the decision ``monte_carlo``'s default follows),
-  the best of two (threads: one); efficiency = ``T₁ / (2 T₂)``. The CPU share inside the
-  tasks (CPU time over wall time) tells how much of a core each worker had:
-  the machine is shared, and its load average is recorded;
+  of 2 worker processes (both open, alternated three times, the least time
+  of each), and on Dask's threaded scheduler with 2 threads (processes or
+  threads: the decision ``monte_carlo``'s default follows); efficiency = ``T₁ / (2 T₂)``. The CPU share inside the
+  tasks (CPU time over wall time, ``s``) tells how much of a core each
+  worker had: the machine is shared, its load average is recorded, and
+  ``T₁ s₁ / (2 T₂ s₂)`` is the efficiency with each time scaled to a whole
+  core per worker;
 * **per-task overhead against task size**: ``overhead_runs`` short runs on
   one worker with 1 to 48 runs per task; the time outside the runs,
   ``wall − Σ run``, fitted as ``a + o · tasks`` gives the per-task overhead
@@ -97,6 +99,7 @@ QUICK = dict(runs=1000, horizon=0.4, dt=5e-3, speedup_runs=40, overhead_runs=48,
 FULL = dict(runs=10000, horizon=1.0, dt=5e-3, speedup_runs=200, overhead_runs=128,
             batch_samples=100000)
 SPEEDUP_TASK = 4                      # runs per task of the speed-up measurement
+SPEEDUP_REPEAT = 3                    # alternations of 1 and 2 workers
 OVERHEAD_HORIZON = 0.02               # s: the short runs of the overhead sweep (4 steps)
 TASK_SIZES = (1, 2, 4, 8, 16, 48)
 LEVEL_BINS = 5
@@ -186,7 +189,7 @@ def local_cluster(workers):
 
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         yield client
 
@@ -313,27 +316,44 @@ def load_average():
         return math.nan
 
 
+def timed_runs(cfg, client):
+    """``(wall time, CPU share)`` of ``speedup_runs`` runs on ``client``."""
+    t0 = time.perf_counter()
+    res = run_study(cfg["speedup_runs"], cfg["horizon"], cfg["dt"], client=client,
+                    runs_per_task=SPEEDUP_TASK)
+    return time.perf_counter() - t0, cpu_share(res)
+
+
 def measure(cfg, log):
-    """Speed-up, per-task overhead, batches and the scheduler's task rate."""
+    """Speed-up (1 and 2 worker processes alternated ``SPEEDUP_REPEAT``
+    times, both clusters open, so that the load of the shared machine
+    drifts alike for both; the least time of each), per-task overhead,
+    batches and the scheduler's task rate."""
     out = dict(load=[load_average()])
     cores = ld.batch.available_cores()
     model, C, V, q = batch_inputs(cfg)
-    with local_cluster(1) as client:
-        out["T1"], out["cpu1"], _ = study_time(cfg, client)
-        log(f"  {cfg['speedup_runs']} runs on 1 worker process: {out['T1']:.2f} s "
-            f"(CPU share in the tasks {out['cpu1']:.2f})")
+    with local_cluster(1) as one:
+        t0 = time.perf_counter()
+        with local_cluster(2) as two:
+            out["start2"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            run_study(2, cfg["horizon"], cfg["dt"], client=two, runs_per_task=1)
+            out["first2"] = time.perf_counter() - t0
+            run_study(2, cfg["horizon"], cfg["dt"], client=one, runs_per_task=1)
+            pairs = [(timed_runs(cfg, one), timed_runs(cfg, two)) for _ in range(SPEEDUP_REPEAT)]
+            (out["T1"], out["cpu1"]) = min(p[0] for p in pairs)
+            (out["T2"], out["cpu2"]) = min(p[1] for p in pairs)
+            out["ratios"] = [p[0][0] / p[1][0] for p in pairs]
+            log(f"  {cfg['speedup_runs']} runs on 1 worker process: {out['T1']:.2f} s (CPU share "
+                f"in the tasks {out['cpu1']:.2f}); on 2: {out['T2']:.2f} s (CPU share "
+                f"{out['cpu2']:.2f}); pairwise ratios "
+                f"{', '.join(f'{x:.2f}' for x in out['ratios'])}")
+            out["load"].append(load_average())
+            out["batch"] = batch_timing(model, C, V, q, two)
+            out["rate2"] = scheduler_rate(two)
         log(f"Per-task overhead (one worker, runs of {OVERHEAD_HORIZON:g} s):")
-        out["overhead"] = overhead_sweep(cfg, client, log)
-        out["rate1"] = scheduler_rate(client)
-    out["load"].append(load_average())
-    t0 = time.perf_counter()
-    with local_cluster(2) as client:
-        out["start2"] = time.perf_counter() - t0
-        out["T2"], out["cpu2"], out["first2"] = study_time(cfg, client)
-        log(f"  {cfg['speedup_runs']} runs on 2 worker processes: {out['T2']:.2f} s "
-            f"(CPU share {out['cpu2']:.2f})")
-        out["batch"] = batch_timing(model, C, V, q, client)
-        out["rate2"] = scheduler_rate(client)
+        out["overhead"] = overhead_sweep(cfg, one, log)
+        out["rate1"] = scheduler_rate(one)
     out["load"].append(load_average())
     out["Tthreads"], out["cpu_threads"], _ = study_time(cfg, "threads", repeat=1)
     log(f"  {cfg['speedup_runs']} runs on Dask's threaded scheduler ({cores} threads): "
@@ -509,8 +529,10 @@ def main(argv=None):
     s12 = m["T1"] / m["T2"]
     s_thr = m["T1"] / m["Tthreads"]
     rows_o, a, o, c = m["overhead"]
-    log(f"  1 → 2 worker processes: ×{s12:.2f} (efficiency {s12 / 2:.0%}); 1 process → "
-        f"{cores} threads: ×{s_thr:.2f}")
+    eff_cpu = m["T1"] * m["cpu1"] / (2.0 * m["T2"] * m["cpu2"])
+    log(f"  1 → 2 worker processes: ×{s12:.2f} (efficiency {s12 / 2:.0%}; {eff_cpu:.0%} with "
+        f"each time scaled by the CPU share its workers got); 1 process → {cores} threads: "
+        f"×{s_thr:.2f}")
     log(f"  per-task overhead (fit): {o * 1e3:.2f} ms per task + {a * 1e3:.0f} ms per call "
         f"(runs of {c * 1e3:.1f} ms); empty tasks: {m['rate1']:.0f}/s on 1 worker, "
         f"{m['rate2']:.0f}/s on 2")
@@ -559,6 +581,8 @@ def main(argv=None):
              dict(section="speedup", quantity="1 -> 2 processes", value=s12, unit="x"),
              dict(section="speedup", quantity="efficiency 1 -> 2 processes", value=s12 / 2,
                   unit="1"),
+             dict(section="speedup", quantity="efficiency at the CPU share each got, "
+                  "T1 s1 / (2 T2 s2)", value=eff_cpu, unit="1"),
              dict(section="speedup", quantity=f"1 process -> {cores} threads", value=s_thr,
                   unit="x"),
              dict(section="speedup", quantity="CPU share in the tasks, 1 process",
@@ -571,7 +595,10 @@ def main(argv=None):
                   value=m["start2"], unit="s"),
              dict(section="speedup", quantity="first call on it (kernels loaded)",
                   value=m["first2"], unit="s"),
-             dict(section="speedup", quantity="load average (start, after 1, after 2, end)",
+             dict(section="speedup", quantity="pairwise ratios T1/T2",
+                  value=" ".join(f"{x:.3f}" for x in m["ratios"]), unit="x"),
+             dict(section="speedup", quantity="load average (start, after the speed-up, "
+                  "after the overhead sweep, end)",
                   value=" ".join(f"{x:.1f}" for x in m["load"]), unit="1")]
     for r in rows_o:
         rows.append(dict(section="overhead", quantity=f"{r['k']} runs per task ({r['tasks']} "

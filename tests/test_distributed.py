@@ -41,7 +41,7 @@ def client():
         pytest.skip("the dask extra is not installed")
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     c = Client(cluster)
     yield c
     c.close()
@@ -249,7 +249,7 @@ def test_a_worker_killed_during_a_run_still_gives_the_complete_equal_result(tmp_
         ctx = study.context(marker=marker)
         tab = study.table(12, seed=3, nan_at=[4], kill_at=7)
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \\
+                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \\
                 Client(cluster) as client:
             before = sorted(client.run(os.getpid).values())
             res = monte_carlo(study.build, tab, study.HORIZON, dt=study.DT, context=ctx,

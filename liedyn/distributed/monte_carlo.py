@@ -344,7 +344,7 @@ def _local_cluster():
 
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=available_cores(), threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return cluster, Client(cluster)
 
 
