@@ -34,7 +34,7 @@ import liedyn as ld
 from liedyn import se3
 from models.trees import random_tree
 from tests import contact_oracle as oracle
-from tests.helpers import integrate_pose, poly_jet, rel_err
+from tests.helpers import assert_close, integrate_pose, poly_jet, rel_err
 
 KINDS = {"6w": 6, "3w": 3, "1w": 1, "3l": 3, "6l": 6}
 
@@ -588,3 +588,346 @@ def test_orders_1_to_4_by_taylor_consistency_with_loops():
     errors = taylor_errors(model, res, C0, tau, W0, liedyn_order_0(model, cs), 1e-2)
     print({k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
     _assert_h2(errors, "loops")
+
+
+# ------------------------------------------------------------- 5. identities --
+
+def tree_frames(cs):
+    """``(frame_a, frame_b or None)`` of each constraint of a
+    :func:`constrained_tree` set (``None``: the world, or a fixed base)."""
+    return [(f"f{c}a", f"f{c}b" if cs.loop[c] else None) for c in range(len(cs))]
+
+
+def contact_wrenches(model, cs, names, C0, res):
+    """The constraint forces ``res.force`` as spatial wrench jets
+    ``(r+1, N, 6)`` about the world origin on the bodies they act on: a
+    point force ``f`` at ``p`` is ``(p × f, f)``, a 6-D ``λ = (μ, f)`` about
+    ``p_a`` is ``(μ + p_a × f, f)``; ``−`` those on body ``b`` (at ``p_b``
+    for a point, ``p_a`` for a 6-D). Point jets from
+    :func:`liedyn.frame_kinematics`, products by the Leibniz rule."""
+    r = res.force.shape[0] - 1
+    V = res.base_twist if model.floating_base else None
+    W = np.zeros((r + 1, model.n_bodies, 6))
+
+    def point(frame):
+        return ld.frame_kinematics(model, C0, V, res.q, r, frame).position[:r + 1]
+
+    def moment(P, F, k):
+        return sum(comb(k, a) * np.cross(P[a], F[k - a]) for a in range(k + 1))
+
+    for c, (fa, fb) in enumerate(names):
+        lam = res.force_of(c)
+        kind = cs.kinds[c]
+        if kind == "6d":
+            mu, F = lam[:, :3], lam[:, 3:]
+        elif kind == "1d":
+            mu, F = np.zeros((r + 1, 3)), lam * cs.data.normal[c]
+        else:
+            mu, F = np.zeros((r + 1, 3)), lam
+        Pa = point(fa)
+        Pb = Pa if (kind == "6d" or fb is None) else point(fb)
+        for k in range(r + 1):
+            W[k, cs.data.body_a[c], :3] += mu[k] + moment(Pa, F, k)
+            W[k, cs.data.body_a[c], 3:] += F[k]
+            if fb is not None:
+                W[k, cs.data.body_b[c], :3] -= mu[k] + moment(Pb, F, k)
+                W[k, cs.data.body_b[c], 3:] -= F[k]
+    return W
+
+
+def identity_cases():
+    """``(label, model, cs, frame names, C0, V0, q (2, n), tau, W0, applied)``
+    with ``J ν = 0``, order-4 input jets."""
+    out = []
+    for seed, nb, floating, kinds in TREE_CASES[:5]:
+        model, cs, C0, q0 = constrained_tree(seed, nb, floating, kinds)
+        rng = np.random.default_rng(200 + seed)
+        V0, qd = consistent_velocity(model, cs, C0, q0, rng)
+        _, _, tau, W0, app = random_inputs(model, rng, 4)
+        out.append((f"tree{seed}", model, cs, tree_frames(cs), C0, V0, np.vstack([q0, qd]), tau,
+                    W0, app))
+    for name, frames, damping in (("talos", FEET_TALOS, True), ("talos", FEET_TALOS, False),
+                                  ("solo12", FEET_SOLO, True), ("panda", HAND_PANDA, True)):
+        model, br, cs, C0, V0, q, tau, W0 = robot_case(name, frames, 0, True, damping)
+        out.append((name, model, cs, [(a, b) for _, a, b in frames], C0, V0, q, tau, W0, None))
+    return out
+
+
+# The inverse dynamics of the returned motion with the contact wrenches
+# applied gives back the input forces, to rounding of the terms it sums:
+# max|error| ≤ NEWTON_EULER_TOL (1 + max|τ̄^(k)| + max_i (|M| |ν^(k+1)|)_i)
+# (measured ≤ 1e-15 of that scale, orders 0–4).
+NEWTON_EULER_TOL = 1e-13
+# The rates (J ν)^(k) relative to 1 + Σ_a binom(k, a) max|J^(a)| max|ν^(k−a)|,
+# and the power of the constraint wrenches relative to
+# 1 + Σ_a binom(k, a) Σ|W^(a)| max|V^(k−a)|: rounding only (measured ≤ 2e-13).
+RATE_TOL = 1e-12
+
+
+def rate_error(J, nu, k):
+    """``max|(J ν)^(k)| / (1 + Σ_a binom(k, a) max|J^(a)| max|ν^(k−a)|)``."""
+    scale = sum(comb(k, a) * np.max(np.abs(J[a])) * np.max(np.abs(nu[k - a]))
+                for a in range(k + 1))
+    return float(np.max(np.abs(oracle.constraint_rate(J, nu, k))) / (1.0 + scale))
+
+
+@pytest.fixture(scope="module")
+def identity_results():
+    out = []
+    for label, model, cs, names, C0, V0, q, tau, W0, app in identity_cases():
+        res = solve(model, cs, C0, V0, q, 4, tau=tau, base_wrench=W0, applied=app)
+        out.append((label, model, cs, names, C0, tau, W0, app, res))
+    return out
+
+
+def test_whole_robot_newton_euler(identity_results):
+    """H-GRNE (``liedyn.inverse_dynamics``, an independent recursion) fed the
+    returned motion jets with the constraint forces as applied wrenches
+    returns ``τ`` and the base wrench (the input, or a fixed base's
+    reaction) at every order."""
+    for label, model, cs, names, C0, tau, W0, app, res in identity_results:
+        Wc = contact_wrenches(model, cs, names, C0, res)
+        Wapp = Wc if app is None else Wc + app
+        M = np.abs(ld.mass_matrix(model, C0, res.q[0]))
+        nu = nu_of(model, res)
+        for r in (0, 2, 4):
+            inv = ld.inverse_dynamics(model, C0, res.base_twist if model.floating_base else None,
+                                      res.q, r, applied=Wapp[:r + 1])
+            W_want = W0 if model.floating_base else res.base_wrench
+            for k in range(r + 1):
+                got = np.concatenate([inv.base_wrench[k], inv.tau[k]])
+                want = np.concatenate([W_want[k], tau[k]])
+                scale = 1.0 + np.max(np.abs(want)) + np.max(M @ np.abs(nu[k + 1]))
+                e = float(np.max(np.abs(got - want)) / scale)
+                assert e <= NEWTON_EULER_TOL, (label, r, k, e)
+
+
+def test_constraint_rates_vanish_and_forces_do_no_work(identity_results):
+    """With ``J ν = 0`` at the instant: ``(J ν)^(k) = 0`` for k = 1..r+1 from
+    ``constraint_jacobian`` and the returned ν jets, and the power of the
+    constraint wrenches on the bodies, ``Σ_j W_jᵀ V_j`` (body twists of
+    ``forward_kinematics``), and its first r derivatives vanish
+    (``λᵀ J ν = 0``: ideal constraints do no work)."""
+    for label, model, cs, names, C0, tau, W0, app, res in identity_results:
+        r = res.force.shape[0] - 1
+        V = res.base_twist if model.floating_base else None
+        J = ld.constraint_jacobian(model, cs, C0, V, res.q, r + 1)
+        nu = nu_of(model, res)
+        for k in range(r + 2):
+            assert rate_error(J, nu, k) <= RATE_TOL, (label, k)
+        Wc = contact_wrenches(model, cs, names, C0, res)
+        tw = ld.forward_kinematics(model, C0, V, res.q, r).twist
+        for k in range(r + 1):
+            power = sum(comb(k, a) * np.sum(Wc[a] * tw[k - a]) for a in range(k + 1))
+            scale = sum(comb(k, a) * np.sum(np.abs(Wc[a])) * np.max(np.abs(tw[k - a]))
+                        for a in range(k + 1))
+            assert abs(power) <= RATE_TOL * (1.0 + scale), (label, k, power, scale)
+
+
+def test_constraint_rates_vanish_away_from_the_constraint_manifold():
+    """The constraint holds at the acceleration level and above,
+    ``(J ν)^(k) = 0`` for k = 1..r+1, when ``J ν ≠ 0`` (non-redundant sets):
+    the drift of a numerical trajectory stays what it is."""
+    for seed, nb, floating, kinds in TREE_CASES:
+        model, cs, C0, q0 = constrained_tree(seed, nb, floating, kinds)
+        rng = np.random.default_rng(300 + seed)
+        V0, qd, tau, W0, app = random_inputs(model, rng, 3)
+        res = solve(model, cs, C0, V0, np.vstack([q0, qd]), 3, tau=tau, base_wrench=W0,
+                    applied=app)
+        V = res.base_twist if model.floating_base else None
+        J = ld.constraint_jacobian(model, cs, C0, V, res.q, 4)
+        nu = nu_of(model, res)
+        assert np.max(np.abs(J[0] @ nu[0])) > 0.1
+        for k in range(1, 5):
+            assert rate_error(J, nu, k) <= RATE_TOL, (seed, k)
+
+
+# ------------------------------------------------------- 6. redundant sets --
+
+# (robot, redundant set, the non-redundant set it reduces to, rank)
+REDUNDANT_CASES = [
+    ("talos", [ld.Contact6D("left_sole_link"), ld.Contact3D("leg_left_6_link"),
+               ld.Contact6D("right_sole_link")], FEET_TALOS, 12),
+    ("talos", [ld.Contact6D("left_sole_link"), ld.Contact3D("left_sole_link"),
+               ld.Contact6D("right_sole_link")], FEET_TALOS, 12),
+    ("solo12", [ld.Contact3D("FL_FOOT", name="FL a"), ld.Contact3D("FL_FOOT", name="FL b")]
+     + [ld.Contact3D(f) for f in ("FR_FOOT", "HL_FOOT", "HR_FOOT")], FEET_SOLO, 12),
+]
+# ν jets of the redundant set against the non-redundant one's, λ against
+# numpy's minimum-norm least squares of the dense system: relative error
+# (1 + max|b|) per order, measured ≤ 3e-12 (Talos without damping).
+REDUNDANT_TOL = 1e-9
+
+
+@pytest.mark.parametrize("case", REDUNDANT_CASES, ids=lambda c: f"{c[0]}-{c[1][1].frame}")
+def test_redundant_constraints(case):
+    name, specs, frames, rank = case
+    model, br, cs1, C0, V0, q, tau, W0 = robot_case(name, frames, 3, True, damping=False)
+    cs = ld.ConstraintSet(model, specs)
+    R = 4
+    res = solve(model, cs, C0, V0, q, R, tau=tau, base_wrench=W0)
+    ref = solve(model, cs1, C0, V0, q, R, tau=tau, base_wrench=W0)
+    assert res.rank == rank and ref.rank == cs1.n_rows == rank
+    nu, nu1 = nu_of(model, res), nu_of(model, ref)
+    nu_ref, lam_ref, rank_ref = oracle.kkt_jets(model, cs, C0, V0, q, R, tau=tau, base_wrench=W0)
+    assert rank_ref == rank
+    J = ld.constraint_jacobian(model, cs, C0, None, q[:1], 0)[0]
+    J1 = ld.constraint_jacobian(model, cs1, C0, None, q[:1], 0)[0]
+    worst = 0.0
+    for k in range(R + 1):
+        e = max(rel_err(nu[k + 1], nu1[k + 1]), rel_err(nu[k + 1], nu_ref[k + 1]),
+                rel_err(res.force[k], lam_ref[k]))
+        worst = max(worst, e)
+        assert e <= REDUNDANT_TOL, (k, e)
+    # the same generalised force as the non-redundant set's, and no part of
+    # λ in the null space of Jᵀ (orthogonal to it: the minimum norm)
+    assert rel_err(J.T @ res.force[0], J1.T @ ref.force[0]) <= REDUNDANT_TOL
+    null = np.linalg.svd(J.T)[2][rank:]
+    assert np.max(np.abs(null @ res.force.T)) <= REDUNDANT_TOL * (1 + np.max(np.abs(res.force)))
+    if name == "solo12":                                       # duplicates share the force
+        assert_close(res.force_of("FL a"), 0.5 * ref.force_of("3d:FL_FOOT"), rtol=1e-9,
+                     atol=1e-9, what="duplicate")
+    print(name, f"{worst:.1e}")
+
+
+@pytest.mark.parametrize("case", REDUNDANT_CASES[:1] + REDUNDANT_CASES[2:],
+                         ids=lambda c: c[0])
+def test_redundant_force_jets_are_derivatives_of_the_minimum_norm_force(case):
+    """``λ^(k)`` against central differences of the instantaneous
+    minimum-norm force (liedyn's order 0, checked above against numpy's
+    least squares) along the Taylor polynomials of the jets."""
+    name, specs, frames, _ = case
+    model, br, cs1, C0, V0, q, tau, W0 = robot_case(name, frames, 4, True, damping=False)
+    cs = ld.ConstraintSet(model, specs)
+    res = solve(model, cs, C0, V0, q, 4, tau=tau, base_wrench=W0)
+    errors = taylor_errors(model, res, C0, tau, W0, liedyn_order_0(model, cs), 5e-3)
+    print(name, {k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
+    _assert_h2(errors, name)
+
+
+@pytest.mark.parametrize("case", REDUNDANT_CASES[:1], ids=lambda c: c[0])
+def test_redundant_constraints_need_a_consistent_velocity(case):
+    """6-D and 3-D contacts on one foot at different points: where the foot
+    moves (``J ν ≠ 0``) the null space of ``Jᵀ`` moves and ``J ν̇ = −J̇ ν``
+    has no solution; refused, naming a constraint."""
+    name, specs, frames, _ = case
+    model, br, cs1, C0, V0, q, tau, W0 = robot_case(name, frames, 3, False)
+    cs = ld.ConstraintSet(model, specs)
+    with pytest.raises(ValueError, match=r"redundant \(rank 12 of 15 rows\).*constraint '[^']+'"):
+        solve(model, cs, C0, V0, q, 2, tau=tau[:3], base_wrench=W0[:3])
+
+
+def test_duplicate_constraints_accept_any_velocity():
+    """Two copies of one point contact: their rows stay equal along any
+    motion (the null space of ``Jᵀ`` does not move), so ``J ν ≠ 0`` is
+    consistent and the accelerations are those of one copy."""
+    name, specs, frames, _ = REDUNDANT_CASES[2]
+    model, br, cs1, C0, V0, q, tau, W0 = robot_case(name, frames, 5, False)
+    cs = ld.ConstraintSet(model, specs)
+    res = solve(model, cs, C0, V0, q, 3, tau=tau[:4], base_wrench=W0[:4])
+    ref = solve(model, cs1, C0, V0, q, 3, tau=tau[:4], base_wrench=W0[:4])
+    for k in range(4):
+        assert rel_err(nu_of(model, res)[k + 1], nu_of(model, ref)[k + 1]) <= REDUNDANT_TOL
+
+
+# --------------------------------------------------------------- 7. Baumgarte --
+
+BAUMGARTE = (2.0, 3.0)
+# The stabilised constraint equations, relative to the scale of rate_error
+# (plus β² max|φ|): rounding only, measured ≤ 1e-14. The dense solve with the
+# same terms: as KKT_TOL.
+BAUMGARTE_TOL = 1e-12
+
+
+def off_anchor(seed, nb, floating, kinds, explicit=False):
+    """A :func:`constrained_tree` set anchored at its configuration
+    (:meth:`ConstraintSet.anchored`, or ``anchor=`` given to each world
+    contact when ``explicit``), and a state moved off it with ``J ν ≠ 0``."""
+    model, cs, C0, q0 = constrained_tree(seed, nb, floating, kinds)
+    rng = np.random.default_rng(400 + seed)
+    if explicit:
+        specs = []
+        for c, (fa, fb) in enumerate(tree_frames(cs)):
+            X = ld.frame_pose(model, C0, q0, fa)
+            kind = cs.kinds[c]
+            if fb is not None:
+                specs.append((ld.Contact6D if kind == "6d" else ld.Contact3D)(fa, fb))
+            elif kind == "6d":
+                specs.append(ld.Contact6D(fa, anchor=X))
+            elif kind == "3d":
+                specs.append(ld.Contact3D(fa, anchor=X[:3, 3]))
+            else:
+                specs.append(ld.Contact1D(fa, cs.data.normal[c], anchor=X[:3, 3]))
+        anchored = ld.ConstraintSet(model, specs)
+    else:
+        anchored = cs.anchored(C0, q0)
+    assert np.max(np.abs(ld.constraint_error(model, anchored, C0, q0)[~_loop_rows(anchored)])) \
+        <= 1e-12
+    if floating:
+        C0 = se3.exp(rng.normal(size=6) * 0.05) @ C0
+    q0 = q0 + rng.normal(size=q0.shape) * 0.05
+    V0, qd, tau, W0, app = random_inputs(model, rng, 3)
+    return model, anchored, C0, V0, np.vstack([q0, qd]), tau, W0, app
+
+
+def _loop_rows(cs):
+    rows = np.zeros(cs.n_rows, bool)
+    for c, sl in enumerate(cs.rows):
+        rows[sl] = cs.loop[c]
+    return rows
+
+
+@pytest.mark.parametrize("explicit", [False, True])
+@pytest.mark.parametrize("case", [TREE_CASES[0], TREE_CASES[3], TREE_CASES[2]],
+                         ids=lambda c: f"tree{c[0]}")
+def test_baumgarte_stabilised_constraint_holds(case, explicit):
+    """``J ν̇ + J̇ ν = −2α J ν − β² φ`` at order 0 (``φ`` from
+    ``constraint_error``, ``J``, ``J̇`` from ``constraint_jacobian``), and its
+    derivatives as documented, ``(Jν)^(k+1) + 2α (Jν)^(k) + β² (Jν)^(k−1) = 0``
+    (``φ^(k)`` taken as ``(Jν)^(k−1)``); all orders against the dense solve
+    with the same terms."""
+    seed, nb, floating, kinds = case
+    model, cs, C0, V0, q, tau, W0, app = off_anchor(seed, nb, floating, kinds, explicit)
+    a, b = BAUMGARTE
+    phi = ld.constraint_error(model, cs, C0, q[0])
+    assert np.max(np.abs(phi)) > 1e-2
+    res = solve(model, cs, C0, V0, q, 3, tau=tau, base_wrench=W0, applied=app, baumgarte=(a, b))
+    J = ld.constraint_jacobian(model, cs, C0, res.base_twist if floating else None, res.q, 4)
+    nu = nu_of(model, res)
+    assert np.max(np.abs(J[0] @ nu[0])) > 0.1
+    rate = [oracle.constraint_rate(J, nu, k) for k in range(5)]
+    for k in range(4):
+        lhs = rate[k + 1] + 2 * a * rate[k] + b * b * (phi if k == 0 else rate[k - 1])
+        scale = 1.0 + b * b * np.max(np.abs(phi)) + sum(
+            comb(k + 1, s) * np.max(np.abs(J[s])) * np.max(np.abs(nu[k + 1 - s]))
+            for s in range(k + 2))
+        assert np.max(np.abs(lhs)) <= BAUMGARTE_TOL * scale, (k, np.max(np.abs(lhs)), scale)
+    nu_ref, lam_ref, _ = oracle.kkt_jets(model, cs, C0, V0, q, 3, tau=tau, base_wrench=W0,
+                                         applied=app, baumgarte=(a, b), phi=phi)
+    for k in range(4):
+        assert rel_err(nu[k + 1], nu_ref[k + 1]) <= KKT_TOL, k
+        assert rel_err(res.force[k], lam_ref[k]) <= KKT_TOL, k
+    plain = solve(model, cs, C0, V0, q, 0, tau=tau[:1], base_wrench=None if W0 is None else
+                  W0[:1], applied=app[:1])
+    assert rel_err(plain.q[2], res.q[2]) > 1e-3               # the terms change the motion
+
+
+def test_baumgarte_jets_are_time_derivatives_where_the_error_rate_is_j_nu():
+    """For point and normal contacts with the world and ball-joint loops,
+    ``φ̇ = J ν`` exactly, so the stabilised jets must be the time
+    derivatives of the stabilised order 0 (``φ`` recomputed at each
+    configuration): central differences along the Taylor polynomials."""
+    model, cs, C0, V0, q, tau, W0, app = off_anchor(5, 12, True, ("1w", "1w", "1w", "3l"))
+    rng = np.random.default_rng(5)
+    tau = np.vstack([tau, rng.normal(size=(1, model.n_joints))])
+    W0 = np.vstack([W0, rng.normal(size=(1, 6))])
+    res = solve(model, cs, C0, V0 * 0.3, np.vstack([q[0], q[1] * 0.3]), 4, tau=tau,
+                base_wrench=W0, baumgarte=BAUMGARTE)
+
+    def order_0(C, V, qq, t, W):
+        r = solve(model, cs, C, V, qq, 0, tau=t, base_wrench=W, baumgarte=BAUMGARTE)
+        return r.base_twist[1], r.q[2], r.force[0]
+
+    errors = taylor_errors(model, res, C0, tau, W0, order_0, 1e-2)
+    print({k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
+    _assert_h2(errors, "baumgarte")
