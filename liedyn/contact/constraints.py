@@ -192,12 +192,13 @@ class ConstraintSet:
             if not isinstance(s, _Spec):
                 raise TypeError(f"constraints[{c}]: expected Contact6D, Contact3D or Contact1D, "
                                 f"got {type(s).__name__}")
-            fa = frame_arg(model, s.frame, f"constraints[{c}].frame")
+            fa = _frame_index(model, s.frame, f"constraints[{c}].frame")
             label = s.name
             if label is None:
                 label = f"{s.kind}d:{model.frame_names[fa]}"
                 if s.other is not None:
-                    label += "-" + model.frame_names[frame_arg(model, s.other, "other")]
+                    label += "-" + model.frame_names[_frame_index(model, s.other,
+                                                                  f"constraints[{c}].other")]
             if label in index:
                 raise ValueError(f"constraints[{c}]: a constraint called {label!r} already exists "
                                  "(give each a distinct name=)")
@@ -216,7 +217,7 @@ class ConstraintSet:
                     off_b[c] = _anchor_arg(s, label)
                     anchored[c] = True
             else:
-                fb = frame_arg(model, s.other, f"constraints[{c}].other")
+                fb = _frame_index(model, s.other, f"constraints[{c}].other")
                 body_b[c] = model.frame_body[fb]
                 off_b[c] = model.frame_offset[fb]
                 anchored[c] = True
@@ -272,6 +273,14 @@ class ConstraintSet:
         _freeze(out, model=self.model, names=self.names, kinds=self.kinds, n_rows=self.n_rows,
                 rows=self.rows, loop=self.loop, data=data, _index=self._index)
         return out
+
+
+def _frame_index(model, frame, arg):
+    """:func:`liedyn.frames.frame_arg`, with an unknown frame name reported
+    under ``arg`` (the model's lookup names its own argument)."""
+    if isinstance(frame, str) and frame not in model.frame_names:
+        raise ValueError(f"{arg}: unknown frame {frame!r}")
+    return frame_arg(model, frame, arg)
 
 
 def _anchor_arg(s, label):
