@@ -565,9 +565,10 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
                          "redundant set needs J ν = 0 (project the velocity, or drop the "
                          "redundant constraint)")
     if status == NOT_ANCHORED:
-        raise ValueError("baumgarte: beta > 0 needs the position error of every constraint, "
-                         "but a world contact has no anchor; use constraints.anchored(base_pose, "
-                         "q) or give anchor=")
+        c = int(np.flatnonzero(~cs.data.anchored)[0])
+        raise ValueError(f"baumgarte: beta > 0 needs the position error of every constraint, "
+                         f"but world contact {cs.names[c]!r} has no anchor; use "
+                         f"constraints.anchored(base_pose, q) or give anchor=")
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, 1, 2),
