@@ -4,28 +4,36 @@ that share no code with its articulated-body passes.
 1. A dense order-by-order KKT solve (:mod:`tests.contact_oracle`: the
    closed form ``M^(a), C^(a), g^(k)``, damping and the applied generalised
    force of ``liedyn.closed_form_jets``, the Jacobian jets of
-   ``liedyn.constraint_jacobian``) on random trees with every kind of
-   constraint, orders 0 to 4.
+   ``liedyn.constraint_jacobian``) on random trees with armature, damping,
+   applied wrench jets and every kind of constraint, orders 0 to 4.
 2. Order 0 against Pinocchio's ``constraintDynamics`` (Solo-12 on four point
-   feet, Talos on two flat feet, Panda holding its hand, loops on a random
-   tree built in both libraries).
+   feet, Talos on two flat feet, Panda holding its hand, loops on random
+   trees built in both libraries).
 3. Order 1 against Pinocchio's ``computeConstraintDynamicsDerivatives``
-   chained with the rates of the state and of the torques.
-4. Orders 1 to 4 by Taylor consistency: Pinocchio's order 0 evaluated along
+   chained with the rates of the state and of the torques (world contacts).
+4. Orders 1 to 4 by Taylor consistency: an order-0 map (Pinocchio's; for
+   loops and 1-D contacts liedyn's own, checked in 1 and 2) evaluated along
    the Taylor polynomials of the returned jets, differentiated in time by
-   central differences with the step halved.
+   central differences, the error falling 4× when the step is halved.
 5. Identities: the whole robot's Newton–Euler (inverse dynamics fed the
    returned motion and the contact wrenches returns the input forces), ideal
-   constraints do no work, the constraint rates ``(J ν)^(k)`` vanish.
+   constraints do no work, the constraint rates ``(J ν)^(k)`` vanish, a
+   translation of the whole scene changes nothing but the base twist's
+   reference point.
 6. Redundant constraints: the unique accelerations, the rank, the
-   minimum-norm forces (numpy's least squares of the dense system) and the
-   time derivatives of the instantaneous minimum-norm force.
-7. Baumgarte stabilisation: the stabilised constraint equation holds.
-8. Bad input: a ValueError or TypeError naming the argument or constraint.
+   minimum-norm forces (numpy's least squares of the dense system), their
+   jets as the time derivatives of the instantaneous minimum-norm force,
+   and the refusal of an inconsistent state.
+7. Baumgarte stabilisation: the stabilised constraint equation and its
+   documented derivatives hold; where ``φ̇ = J ν`` the jets are the time
+   derivatives of the stabilised order 0 (for 6-D constraints they are not:
+   a strict xfail records it).
+8. Bad input: a ValueError or TypeError naming the argument or constraint,
+   also in a fresh interpreter.
 """
 
 import functools
-from math import comb, factorial
+from math import comb
 
 import numpy as np
 import pytest
@@ -34,7 +42,7 @@ import liedyn as ld
 from liedyn import se3
 from models.trees import random_tree
 from tests import contact_oracle as oracle
-from tests.helpers import assert_close, integrate_pose, poly_jet, rel_err
+from tests.helpers import integrate_pose, poly_jet, rel_err
 
 KINDS = {"6w": 6, "3w": 3, "1w": 1, "3l": 3, "6l": 6}
 
@@ -161,14 +169,15 @@ TREE_CASES = [
     (5, 12, True, ("1w", "1w", "1w", "3l")),
 ]
 # Relative error ``max|a − b| / (1 + max|b|)`` of each order's row. Both
-# sides are float64 solves of the same well-posed system (random trees of
-# cond(K) ≲ 1e6); measured at most 2e-12 over the cases and orders (see the
-# report of test_against_dense_kkt_on_random_trees).
+# sides are float64 solves of the same well-posed system, whose jets grow
+# ~10× per order on these trees; measured at most 8e-11 (tree 3, order 3),
+# 5e-13 at order 0.
 KKT_TOL = 1e-9
 
 
-@pytest.mark.parametrize("case", TREE_CASES, ids=lambda c: f"tree{c[0]}")
-def test_against_dense_kkt_on_random_trees(case):
+def kkt_errors(case):
+    """Largest relative error of ``ν^(k+1)`` and ``λ^(k)`` against the dense
+    solve over the calls of orders 0..4 of one case, per output order ``k``."""
     seed, nb, floating, kinds = case
     model, cs, C0, q0 = constrained_tree(seed, nb, floating, kinds)
     rng = np.random.default_rng(100 + seed)
@@ -178,18 +187,43 @@ def test_against_dense_kkt_on_random_trees(case):
     nu_ref, lam_ref, rank = oracle.kkt_jets(model, cs, C0, V0, q, R, tau=tau, base_wrench=W0,
                                             applied=app)
     assert rank == cs.n_rows
-    worst = 0.0
+    worst = np.zeros(R + 1)
     for r in range(R + 1):
         res = solve(model, cs, C0, V0, q, r, tau=tau[:r + 1],
                     base_wrench=None if W0 is None else W0[:r + 1], applied=app[:r + 1])
         assert res.rank == cs.n_rows
         nu = nu_of(model, res)
-        for k in range(r + 1):
-            e = max(rel_err(nu[k + 1], nu_ref[k + 1]), rel_err(res.force[k], lam_ref[k]))
-            worst = max(worst, e)
-            assert e <= KKT_TOL, (r, k, e)
         assert np.array_equal(nu[0], nu_ref[0])
-    print(f"tree{seed}: max relative error {worst:.1e}")
+        for k in range(r + 1):
+            worst[k] = max(worst[k], rel_err(nu[k + 1], nu_ref[k + 1]),
+                           rel_err(res.force[k], lam_ref[k]))
+    return worst
+
+
+@pytest.mark.parametrize("case", TREE_CASES, ids=lambda c: f"tree{c[0]}")
+def test_against_dense_kkt_on_random_trees(case):
+    worst = kkt_errors(case)
+    assert np.max(worst) <= KKT_TOL, worst
+
+
+def test_oracle_reads_no_unknown_row():
+    """The dense oracle pads the unknown ``ν^(k+1)`` with zeros: the jets it
+    uses (``M^(a)``, ``C^(a)``, ``g^(a)``, the applied force for ``a ≤ k``,
+    ``J^(a)`` for ``a ≤ k + 1``) must not depend on that row."""
+    model, cs, C0, q0 = constrained_tree(0, 16, True, TREE_CASES[0][3])
+    rng = np.random.default_rng(1)
+    k = 3
+    nu = rng.normal(size=(k + 2, model.nv))
+    app = rng.normal(size=(k + 1, model.n_bodies, 6))
+    out = []
+    for last in (np.zeros(model.nv), rng.normal(size=model.nv) * 10.0):
+        nu[k + 1] = last
+        Vb, qj = oracle.motion_jets(model, nu, q0)
+        cf = ld.closed_form_jets(model, C0, Vb, qj, k, applied=app)
+        J = ld.constraint_jacobian(model, cs, C0, Vb, qj, k + 1)
+        out.append([cf.mass, cf.coriolis, cf.gravity, cf.applied_force, J])
+    for a, b in zip(*out):
+        assert np.array_equal(a, b)
 
 
 # ------------------------------------------------------ 2. Pinocchio, order 0 --
@@ -335,9 +369,8 @@ def loop_tree_case(seed, floating, frames_kinds):
     return model, to_pinocchio(model), frames, C0, q0
 
 
-# Order 0: liedyn and Pinocchio solve the same KKT system in float64 (cond(K)
-# up to ~1e7 on Talos' light gripper links); measured relative errors
-# ``max|a − b| / (1 + max|b|)`` at most 3e-13 (the table in the report).
+# Order 0: liedyn and Pinocchio solve the same KKT system in float64;
+# measured relative errors ``max|a − b| / (1 + max|b|)`` at most 1.4e-12.
 PIN0_TOL = 1e-11
 PIN_ROBOT_CASES = [
     ("solo12", FEET_SOLO, "LOCAL", True),
@@ -358,24 +391,35 @@ def _pin0_errors(model, br, cs, frames, C0, V0, q, tau, W0, reference):
     return e
 
 
-@pytest.mark.parametrize("case", PIN_ROBOT_CASES, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}")
-def test_order_0_against_pinocchio_on_robots(case):
+def _worst(into, errors):
+    for k, e in errors.items():
+        into[k] = max(into.get(k, 0.0), e)
+    return into
+
+
+def pin0_robot_errors(case):
+    """``{quantity: largest relative error}`` over three states."""
     name, frames, reference, consistent = case
     worst = {}
     for seed in range(3):
         model, br, cs, C0, V0, q, tau, W0 = robot_case(name, frames, seed, consistent)
-        for k, e in _pin0_errors(model, br, cs, frames, C0, V0, q, tau, W0, reference).items():
-            worst[k] = max(worst.get(k, 0.0), e)
-    print(name, reference, {k: f"{e:.1e}" for k, e in worst.items()})
+        _worst(worst, _pin0_errors(model, br, cs, frames, C0, V0, q, tau, W0, reference))
+    return worst
+
+
+@pytest.mark.parametrize("case", PIN_ROBOT_CASES, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}")
+def test_order_0_against_pinocchio_on_robots(case):
+    worst = pin0_robot_errors(case)
     assert max(worst.values()) <= PIN0_TOL, worst
 
 
 LOOP_CASES = [(10, True, ("3l", "6l", "3w")), (4, False, ("3l", "3w")), (12, True, ("6l", "6w"))]
 
 
-@pytest.mark.parametrize("case", LOOP_CASES, ids=lambda c: f"tree{c[0]}")
-@pytest.mark.parametrize("reference", ["LOCAL", "LOCAL_WORLD_ALIGNED"])
-def test_order_0_against_pinocchio_with_loops(case, reference):
+def pin0_loop_errors(case, reference):
+    """``{quantity: largest relative error}`` over three states of a tree
+    with loops (``J ν = 0``: Pinocchio's relative twist of a loop differs
+    from liedyn's elsewhere)."""
     seed, floating, kinds = case
     model, br, frames, C0, q0 = loop_tree_case(seed, floating, kinds)
     cs = liedyn_constraints(model, frames)
@@ -385,11 +429,16 @@ def test_order_0_against_pinocchio_with_loops(case, reference):
         V0, qd = consistent_velocity(model, cs, C0, q0, rng)
         tau = rng.normal(size=(1, model.n_joints))
         W0 = rng.normal(size=(1, 6)) if floating else None
-        e = _pin0_errors(model, br, cs, frames, C0, V0, np.vstack([q0, qd]), tau, W0, reference)
-        for k, v in e.items():
-            worst[k] = max(worst.get(k, 0.0), v)
+        _worst(worst, _pin0_errors(model, br, cs, frames, C0, V0, np.vstack([q0, qd]), tau, W0,
+                                   reference))
         q0 = q0 + rng.normal(size=q0.shape) * 0.1
-    print(seed, reference, {k: f"{e:.1e}" for k, e in worst.items()})
+    return worst
+
+
+@pytest.mark.parametrize("case", LOOP_CASES, ids=lambda c: f"tree{c[0]}")
+@pytest.mark.parametrize("reference", ["LOCAL", "LOCAL_WORLD_ALIGNED"])
+def test_order_0_against_pinocchio_with_loops(case, reference):
+    worst = pin0_loop_errors(case, reference)
     assert max(worst.values()) <= PIN0_TOL, worst
 
 
@@ -427,7 +476,7 @@ def pin_order_1(br, cs, frames, C0, V0, q, tau, W0, reference):
 
 
 # Measured relative errors ``max|a − b| / (1 + max|b|)`` of the order-1 rows
-# at most 2e-12 (report table); float64 derivatives of the same KKT system.
+# at most 1.4e-12; float64 derivatives of the same KKT system.
 PIN1_TOL = 1e-10
 PIN1_CASES = [
     ("solo12", FEET_SOLO, "LOCAL_WORLD_ALIGNED", False),
@@ -438,27 +487,34 @@ PIN1_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", PIN1_CASES, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}")
-def test_order_1_against_pinocchio_derivatives(case):
+def pin1_robot_errors(case):
+    """``{quantity: largest relative error}`` of the order-1 rows (and q̈)
+    over three states."""
     name, frames, reference, consistent = case
     worst = {}
     for seed in range(3):
         model, br, cs, C0, V0, q, tau, W0 = robot_case(name, frames, seed, consistent)
-        res = solve(model, cs, C0, V0, q, 1, tau=tau[:2], base_wrench=None if W0 is None else W0[:2])
+        res = solve(model, cs, C0, V0, q, 1, tau=tau[:2],
+                    base_wrench=None if W0 is None else W0[:2])
         V, qo, lam = pin_order_1(br, cs, frames, C0, V0, q, tau, W0, reference)
         e = {"q3": rel_err(res.q[3], qo[3]), "force1": rel_err(res.force[1], lam[1]),
              "q2": rel_err(res.q[2], qo[2])}
         if model.floating_base:
             e["V0_2"] = rel_err(res.base_twist[2], V[2])
-        for k, v in e.items():
-            worst[k] = max(worst.get(k, 0.0), v)
-    print(name, reference, {k: f"{e:.1e}" for k, e in worst.items()})
+        _worst(worst, e)
+    return worst
+
+
+@pytest.mark.parametrize("case", PIN1_CASES, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}")
+def test_order_1_against_pinocchio_derivatives(case):
+    worst = pin1_robot_errors(case)
     assert max(worst.values()) <= PIN1_TOL, worst
 
 
-def test_order_1_against_pinocchio_derivatives_on_a_random_tree():
+def pin1_tree_errors():
     """A floating random tree with armature, damping, a base wrench jet and
-    6-D and 3-D world contacts, built in Pinocchio by ``to_pinocchio``."""
+    6-D and 3-D world contacts, built in Pinocchio by ``to_pinocchio``: the
+    largest relative error of the order-1 rows over three states."""
     model, br, frames, C0, q0 = loop_tree_case(20, True, ("6w", "3w"))
     cs = liedyn_constraints(model, frames)
     rng = np.random.default_rng(20)
@@ -472,8 +528,11 @@ def test_order_1_against_pinocchio_derivatives_on_a_random_tree():
         worst = max(worst, rel_err(res.q[3], qo[3]), rel_err(res.base_twist[2], V[2]),
                     rel_err(res.force[1], lam[1]))
         q0 = q0 + rng.normal(size=q0.shape) * 0.1
-    print(f"random tree: {worst:.1e}")
-    assert worst <= PIN1_TOL
+    return worst
+
+
+def test_order_1_against_pinocchio_derivatives_on_a_random_tree():
+    assert pin1_tree_errors() <= PIN1_TOL
 
 
 # ------------------------------------------------- 4. Taylor consistency --
@@ -542,13 +601,14 @@ def liedyn_order_0(model, cs):
     return order_0
 
 
-# Halving h must divide each error by about 4 (measured 3.9–4.1), and at h/2
-# the error is at most TAYLOR_TOL (measured up to 5e-3, truncation O(h²)).
+# Halving h must divide each error by about 4 (measured 3.70–4.07), and at
+# h/2 the error is at most TAYLOR_TOL (measured up to 8e-3, the O(h²)
+# truncation).
 # h is set by the fastest mode of each case: Talos' joint damping on its
 # light gripper links (b/I ≈ 900 s⁻¹) makes its jets grow ~1000× per order,
 # which needs h ≈ 2e-4; without damping 5e-3 does.
 TAYLOR_RATIO = (3.5, 4.5)
-TAYLOR_TOL = 1e-2
+TAYLOR_TOL = 2e-2
 TAYLOR_CASES = [
     ("solo12", FEET_SOLO, True, 1e-2),
     ("talos", FEET_TALOS, False, 5e-3),
@@ -563,18 +623,20 @@ def _assert_h2(errors, what):
                                                                                      e1, e2)
 
 
+def taylor_robot_errors(case, seed):
+    name, frames, damping, h = case
+    model, br, cs, C0, V0, q, tau, W0 = robot_case(name, frames, seed, True, damping)
+    res = solve(model, cs, C0, V0, q, 4, tau=tau, base_wrench=W0)
+    return taylor_errors(model, res, C0, tau, W0, pinocchio_order_0(br, cs, frames), h)
+
+
 @pytest.mark.parametrize("case", TAYLOR_CASES, ids=lambda c: f"{c[0]}-damping{c[2]}")
 def test_orders_1_to_4_by_taylor_consistency_with_pinocchio(case):
-    name, frames, damping, h = case
     for seed in range(2):
-        model, br, cs, C0, V0, q, tau, W0 = robot_case(name, frames, seed, True, damping)
-        res = solve(model, cs, C0, V0, q, 4, tau=tau, base_wrench=W0)
-        errors = taylor_errors(model, res, C0, tau, W0, pinocchio_order_0(br, cs, frames), h)
-        print(name, damping, seed, {k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
-        _assert_h2(errors, name)
+        _assert_h2(taylor_robot_errors(case, seed), (case[0], seed))
 
 
-def test_orders_1_to_4_by_taylor_consistency_with_loops():
+def taylor_loop_errors():
     """A random floating tree with a 6-D and a 3-D loop and a 1-D world
     contact (kinds Pinocchio's rigid constraints lack or treat otherwise
     away from ``J ν = 0``): liedyn's own order 0, checked against Pinocchio
@@ -585,9 +647,11 @@ def test_orders_1_to_4_by_taylor_consistency_with_loops():
     tau = rng.normal(size=(5, model.n_joints))
     W0 = rng.normal(size=(5, 6))
     res = solve(model, cs, C0, V0, np.vstack([q0, qd]), 4, tau=tau, base_wrench=W0)
-    errors = taylor_errors(model, res, C0, tau, W0, liedyn_order_0(model, cs), 1e-2)
-    print({k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
-    _assert_h2(errors, "loops")
+    return taylor_errors(model, res, C0, tau, W0, liedyn_order_0(model, cs), 1e-2)
+
+
+def test_orders_1_to_4_by_taylor_consistency_with_loops():
+    _assert_h2(taylor_loop_errors(), "loops")
 
 
 # ------------------------------------------------------------- 5. identities --
@@ -656,12 +720,12 @@ def identity_cases():
 # The inverse dynamics of the returned motion with the contact wrenches
 # applied gives back the input forces, to rounding of the terms it sums:
 # max|error| ≤ NEWTON_EULER_TOL (1 + max|τ̄^(k)| + max_i (|M| |ν^(k+1)|)_i)
-# (measured ≤ 1e-15 of that scale, orders 0–4).
+# (measured ≤ 1.5e-14 of that scale, orders 0–4).
 NEWTON_EULER_TOL = 1e-13
 # The rates (J ν)^(k) relative to 1 + Σ_a binom(k, a) max|J^(a)| max|ν^(k−a)|,
 # and the power of the constraint wrenches relative to
-# 1 + Σ_a binom(k, a) Σ|W^(a)| max|V^(k−a)|: rounding only (measured ≤ 2e-13).
-RATE_TOL = 1e-12
+# 1 + Σ_a binom(k, a) Σ|W^(a)| max|V^(k−a)|: rounding only (measured ≤ 8e-13).
+RATE_TOL = 1e-11
 
 
 def rate_error(J, nu, k):
@@ -680,66 +744,110 @@ def identity_results():
     return out
 
 
-def test_whole_robot_newton_euler(identity_results):
+def newton_euler_error(model, cs, names, C0, tau, W0, app, res):
     """H-GRNE (``liedyn.inverse_dynamics``, an independent recursion) fed the
-    returned motion jets with the constraint forces as applied wrenches
-    returns ``τ`` and the base wrench (the input, or a fixed base's
-    reaction) at every order."""
+    returned motion jets with the constraint forces as applied wrenches:
+    the largest error of the returned ``τ`` and base wrench (the input, or a
+    fixed base's reaction) over the calls of orders 0, 2, 4, relative to
+    the NEWTON_EULER_TOL scale."""
+    Wc = contact_wrenches(model, cs, names, C0, res)
+    Wapp = Wc if app is None else Wc + app
+    M = np.abs(ld.mass_matrix(model, C0, res.q[0]))
+    nu = nu_of(model, res)
+    W_want = W0 if model.floating_base else res.base_wrench
+    worst = 0.0
+    for r in (0, 2, 4):
+        inv = ld.inverse_dynamics(model, C0, res.base_twist if model.floating_base else None,
+                                  res.q, r, applied=Wapp[:r + 1])
+        for k in range(r + 1):
+            got = np.concatenate([inv.base_wrench[k], inv.tau[k]])
+            want = np.concatenate([W_want[k], tau[k]])
+            scale = 1.0 + np.max(np.abs(want)) + np.max(M @ np.abs(nu[k + 1]))
+            worst = max(worst, float(np.max(np.abs(got - want)) / scale))
+    return worst
+
+
+def rate_and_power_errors(model, cs, names, C0, res):
+    """With ``J ν = 0`` at the instant: the largest ``(J ν)^(k)``, k = 0..r+1
+    (``constraint_jacobian`` and the returned ν jets; :func:`rate_error`),
+    and the largest power of the constraint wrenches on the bodies and its
+    first r derivatives, ``Σ_a binom(k, a) Σ_j W_j^(a)ᵀ V_j^(k−a)`` (body
+    twists of ``forward_kinematics``), relative to its scale."""
+    r = res.force.shape[0] - 1
+    V = res.base_twist if model.floating_base else None
+    J = ld.constraint_jacobian(model, cs, C0, V, res.q, r + 1)
+    nu = nu_of(model, res)
+    rate = max(rate_error(J, nu, k) for k in range(r + 2))
+    Wc = contact_wrenches(model, cs, names, C0, res)
+    tw = ld.forward_kinematics(model, C0, V, res.q, r).twist
+    power = 0.0
+    for k in range(r + 1):
+        p = sum(comb(k, a) * np.sum(Wc[a] * tw[k - a]) for a in range(k + 1))
+        scale = sum(comb(k, a) * np.sum(np.abs(Wc[a])) * np.max(np.abs(tw[k - a]))
+                    for a in range(k + 1))
+        power = max(power, abs(float(p)) / (1.0 + scale))
+    return rate, power
+
+
+def test_whole_robot_newton_euler(identity_results):
     for label, model, cs, names, C0, tau, W0, app, res in identity_results:
-        Wc = contact_wrenches(model, cs, names, C0, res)
-        Wapp = Wc if app is None else Wc + app
-        M = np.abs(ld.mass_matrix(model, C0, res.q[0]))
-        nu = nu_of(model, res)
-        for r in (0, 2, 4):
-            inv = ld.inverse_dynamics(model, C0, res.base_twist if model.floating_base else None,
-                                      res.q, r, applied=Wapp[:r + 1])
-            W_want = W0 if model.floating_base else res.base_wrench
-            for k in range(r + 1):
-                got = np.concatenate([inv.base_wrench[k], inv.tau[k]])
-                want = np.concatenate([W_want[k], tau[k]])
-                scale = 1.0 + np.max(np.abs(want)) + np.max(M @ np.abs(nu[k + 1]))
-                e = float(np.max(np.abs(got - want)) / scale)
-                assert e <= NEWTON_EULER_TOL, (label, r, k, e)
+        e = newton_euler_error(model, cs, names, C0, tau, W0, app, res)
+        assert e <= NEWTON_EULER_TOL, (label, e)
 
 
 def test_constraint_rates_vanish_and_forces_do_no_work(identity_results):
-    """With ``J ν = 0`` at the instant: ``(J ν)^(k) = 0`` for k = 1..r+1 from
-    ``constraint_jacobian`` and the returned ν jets, and the power of the
-    constraint wrenches on the bodies, ``Σ_j W_jᵀ V_j`` (body twists of
-    ``forward_kinematics``), and its first r derivatives vanish
-    (``λᵀ J ν = 0``: ideal constraints do no work)."""
+    """``(J ν)^(k) = 0`` and ``(λᵀ J ν)^(k) = 0``: ideal constraints do no work."""
     for label, model, cs, names, C0, tau, W0, app, res in identity_results:
-        r = res.force.shape[0] - 1
-        V = res.base_twist if model.floating_base else None
-        J = ld.constraint_jacobian(model, cs, C0, V, res.q, r + 1)
-        nu = nu_of(model, res)
-        for k in range(r + 2):
-            assert rate_error(J, nu, k) <= RATE_TOL, (label, k)
-        Wc = contact_wrenches(model, cs, names, C0, res)
-        tw = ld.forward_kinematics(model, C0, V, res.q, r).twist
-        for k in range(r + 1):
-            power = sum(comb(k, a) * np.sum(Wc[a] * tw[k - a]) for a in range(k + 1))
-            scale = sum(comb(k, a) * np.sum(np.abs(Wc[a])) * np.max(np.abs(tw[k - a]))
-                        for a in range(k + 1))
-            assert abs(power) <= RATE_TOL * (1.0 + scale), (label, k, power, scale)
+        rate, power = rate_and_power_errors(model, cs, names, C0, res)
+        assert rate <= RATE_TOL and power <= RATE_TOL, (label, rate, power)
+
+
+def off_manifold_rate_error(case):
+    """The largest ``(J ν)^(k)``, k = 1..4, of an order-3 solution from a
+    state with ``J ν ≠ 0``."""
+    seed, nb, floating, kinds = case
+    model, cs, C0, q0 = constrained_tree(seed, nb, floating, kinds)
+    rng = np.random.default_rng(300 + seed)
+    V0, qd, tau, W0, app = random_inputs(model, rng, 3)
+    res = solve(model, cs, C0, V0, np.vstack([q0, qd]), 3, tau=tau, base_wrench=W0, applied=app)
+    V = res.base_twist if model.floating_base else None
+    J = ld.constraint_jacobian(model, cs, C0, V, res.q, 4)
+    nu = nu_of(model, res)
+    assert np.max(np.abs(J[0] @ nu[0])) > 0.1
+    return max(rate_error(J, nu, k) for k in range(1, 5))
 
 
 def test_constraint_rates_vanish_away_from_the_constraint_manifold():
     """The constraint holds at the acceleration level and above,
     ``(J ν)^(k) = 0`` for k = 1..r+1, when ``J ν ≠ 0`` (non-redundant sets):
     the drift of a numerical trajectory stays what it is."""
-    for seed, nb, floating, kinds in TREE_CASES:
-        model, cs, C0, q0 = constrained_tree(seed, nb, floating, kinds)
-        rng = np.random.default_rng(300 + seed)
-        V0, qd, tau, W0, app = random_inputs(model, rng, 3)
-        res = solve(model, cs, C0, V0, np.vstack([q0, qd]), 3, tau=tau, base_wrench=W0,
-                    applied=app)
-        V = res.base_twist if model.floating_base else None
-        J = ld.constraint_jacobian(model, cs, C0, V, res.q, 4)
-        nu = nu_of(model, res)
-        assert np.max(np.abs(J[0] @ nu[0])) > 0.1
-        for k in range(1, 5):
-            assert rate_error(J, nu, k) <= RATE_TOL, (seed, k)
+    for case in TREE_CASES:
+        assert off_manifold_rate_error(case) <= RATE_TOL, case
+
+
+# Moving the whole scene by 10 km: the joint jets and the reported forces
+# (world axes, moments about the contact points) are invariant, the base
+# twist jets map by Ad_T; measured ≤ 4e-12 relative (the kernels compute
+# about the base origin, SPEC §1).
+FAR_TOL = 1e-10
+
+
+def far_from_origin_error(name, frames, d=1e4):
+    model, br, cs, C0, V0, q, tau, W0 = robot_case(name, frames, 0, True)
+    ref = solve(model, cs, C0, V0, q, 3, tau=tau[:4], base_wrench=W0[:4])
+    T = np.eye(4)
+    T[:3, 3] = (d, -0.5 * d, 0.3 * d)
+    A = se3.Ad(T)
+    res = solve(model, cs, T @ C0, (A @ V0[0])[None], q, 3, tau=tau[:4], base_wrench=W0[:4])
+    return max(max(rel_err(res.q[k + 2], ref.q[k + 2]), rel_err(res.force[k], ref.force[k]),
+                   rel_err(np.linalg.solve(A, res.base_twist[k + 1]), ref.base_twist[k + 1]))
+               for k in range(4))
+
+
+@pytest.mark.parametrize("robot_frames", [("talos", FEET_TALOS), ("solo12", FEET_SOLO)],
+                         ids=lambda c: c[0])
+def test_invariant_under_a_translation_of_the_world(robot_frames):
+    assert far_from_origin_error(*robot_frames) <= FAR_TOL
 
 
 # ------------------------------------------------------- 6. redundant sets --
@@ -755,12 +863,17 @@ REDUNDANT_CASES = [
 ]
 # ν jets of the redundant set against the non-redundant one's, λ against
 # numpy's minimum-norm least squares of the dense system: relative error
-# (1 + max|b|) per order, measured ≤ 3e-12 (Talos without damping).
+# (1 + max|b|) per order, measured ≤ 3e-11 (Talos without damping, Solo).
 REDUNDANT_TOL = 1e-9
 
 
-@pytest.mark.parametrize("case", REDUNDANT_CASES, ids=lambda c: f"{c[0]}-{c[1][1].frame}")
-def test_redundant_constraints(case):
+def redundant_errors(case):
+    """``{check: largest relative error}`` of a redundant set at a state with
+    ``J ν = 0``, orders 0..4: ν jets against the non-redundant set's and the
+    dense solve's, λ against the minimum-norm least squares, the generalised
+    force ``Jᵀλ`` against the non-redundant set's, the part of λ in the null
+    space of ``Jᵀ`` (zero for the minimum norm), and for duplicates the even
+    split of the force. Also checks the ranks."""
     name, specs, frames, rank = case
     model, br, cs1, C0, V0, q, tau, W0 = robot_case(name, frames, 3, True, damping=False)
     cs = ld.ConstraintSet(model, specs)
@@ -773,26 +886,26 @@ def test_redundant_constraints(case):
     assert rank_ref == rank
     J = ld.constraint_jacobian(model, cs, C0, None, q[:1], 0)[0]
     J1 = ld.constraint_jacobian(model, cs1, C0, None, q[:1], 0)[0]
-    worst = 0.0
-    for k in range(R + 1):
-        e = max(rel_err(nu[k + 1], nu1[k + 1]), rel_err(nu[k + 1], nu_ref[k + 1]),
-                rel_err(res.force[k], lam_ref[k]))
-        worst = max(worst, e)
-        assert e <= REDUNDANT_TOL, (k, e)
-    # the same generalised force as the non-redundant set's, and no part of
-    # λ in the null space of Jᵀ (orthogonal to it: the minimum norm)
-    assert rel_err(J.T @ res.force[0], J1.T @ ref.force[0]) <= REDUNDANT_TOL
     null = np.linalg.svd(J.T)[2][rank:]
-    assert np.max(np.abs(null @ res.force.T)) <= REDUNDANT_TOL * (1 + np.max(np.abs(res.force)))
+    e = {"ν vs non-redundant": max(rel_err(nu[k], nu1[k]) for k in range(1, R + 2)),
+         "ν vs dense": max(rel_err(nu[k], nu_ref[k]) for k in range(1, R + 2)),
+         "λ vs lstsq": max(rel_err(res.force[k], lam_ref[k]) for k in range(R + 1)),
+         "Jᵀλ": rel_err(J.T @ res.force[0], J1.T @ ref.force[0]),
+         "null-space part": float(np.max(np.abs(null @ res.force.T))
+                                  / (1 + np.max(np.abs(res.force))))}
     if name == "solo12":                                       # duplicates share the force
-        assert_close(res.force_of("FL a"), 0.5 * ref.force_of("3d:FL_FOOT"), rtol=1e-9,
-                     atol=1e-9, what="duplicate")
-    print(name, f"{worst:.1e}")
+        e["duplicate split"] = max(rel_err(res.force_of(c), 0.5 * ref.force_of("3d:FL_FOOT"))
+                                   for c in ("FL a", "FL b"))
+    return e
 
 
-@pytest.mark.parametrize("case", REDUNDANT_CASES[:1] + REDUNDANT_CASES[2:],
-                         ids=lambda c: c[0])
-def test_redundant_force_jets_are_derivatives_of_the_minimum_norm_force(case):
+@pytest.mark.parametrize("case", REDUNDANT_CASES, ids=lambda c: f"{c[0]}-{c[1][1].frame}")
+def test_redundant_constraints(case):
+    errors = redundant_errors(case)
+    assert max(errors.values()) <= REDUNDANT_TOL, errors
+
+
+def redundant_taylor_errors(case):
     """``λ^(k)`` against central differences of the instantaneous
     minimum-norm force (liedyn's order 0, checked above against numpy's
     least squares) along the Taylor polynomials of the jets."""
@@ -800,9 +913,13 @@ def test_redundant_force_jets_are_derivatives_of_the_minimum_norm_force(case):
     model, br, cs1, C0, V0, q, tau, W0 = robot_case(name, frames, 4, True, damping=False)
     cs = ld.ConstraintSet(model, specs)
     res = solve(model, cs, C0, V0, q, 4, tau=tau, base_wrench=W0)
-    errors = taylor_errors(model, res, C0, tau, W0, liedyn_order_0(model, cs), 5e-3)
-    print(name, {k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
-    _assert_h2(errors, name)
+    return taylor_errors(model, res, C0, tau, W0, liedyn_order_0(model, cs), 5e-3)
+
+
+@pytest.mark.parametrize("case", REDUNDANT_CASES[:1] + REDUNDANT_CASES[2:],
+                         ids=lambda c: c[0])
+def test_redundant_force_jets_are_derivatives_of_the_minimum_norm_force(case):
+    _assert_h2(redundant_taylor_errors(case), case[0])
 
 
 @pytest.mark.parametrize("case", REDUNDANT_CASES[:1], ids=lambda c: c[0])
@@ -834,8 +951,8 @@ def test_duplicate_constraints_accept_any_velocity():
 
 BAUMGARTE = (2.0, 3.0)
 # The stabilised constraint equations, relative to the scale of rate_error
-# (plus β² max|φ|): rounding only, measured ≤ 1e-14. The dense solve with the
-# same terms: as KKT_TOL.
+# (plus β² max|φ|): rounding only, measured ≤ 1.5e-13. The dense solve with
+# the same terms: as KKT_TOL (measured ≤ 8e-13).
 BAUMGARTE_TOL = 1e-12
 
 
@@ -861,8 +978,8 @@ def off_anchor(seed, nb, floating, kinds, explicit=False):
         anchored = ld.ConstraintSet(model, specs)
     else:
         anchored = cs.anchored(C0, q0)
-    assert np.max(np.abs(ld.constraint_error(model, anchored, C0, q0)[~_loop_rows(anchored)])) \
-        <= 1e-12
+    new = _rows_where(cs, ~cs.data.anchored)                    # the anchors just set
+    assert np.all(np.abs(ld.constraint_error(model, anchored, C0, q0)[new]) <= 1e-12)
     if floating:
         C0 = se3.exp(rng.normal(size=6) * 0.05) @ C0
     q0 = q0 + rng.normal(size=q0.shape) * 0.05
@@ -870,54 +987,58 @@ def off_anchor(seed, nb, floating, kinds, explicit=False):
     return model, anchored, C0, V0, np.vstack([q0, qd]), tau, W0, app
 
 
-def _loop_rows(cs):
+def _rows_where(cs, which):
+    """Row mask of the constraints ``which`` (nc,) bool."""
     rows = np.zeros(cs.n_rows, bool)
     for c, sl in enumerate(cs.rows):
-        rows[sl] = cs.loop[c]
+        rows[sl] = which[c]
     return rows
 
 
-@pytest.mark.parametrize("explicit", [False, True])
-@pytest.mark.parametrize("case", [TREE_CASES[0], TREE_CASES[3], TREE_CASES[2]],
-                         ids=lambda c: f"tree{c[0]}")
-def test_baumgarte_stabilised_constraint_holds(case, explicit):
+def baumgarte_errors(case, explicit):
     """``J ν̇ + J̇ ν = −2α J ν − β² φ`` at order 0 (``φ`` from
     ``constraint_error``, ``J``, ``J̇`` from ``constraint_jacobian``), and its
     derivatives as documented, ``(Jν)^(k+1) + 2α (Jν)^(k) + β² (Jν)^(k−1) = 0``
-    (``φ^(k)`` taken as ``(Jν)^(k−1)``); all orders against the dense solve
-    with the same terms."""
+    (``φ^(k)`` taken as ``(Jν)^(k−1)``): the largest residual relative to
+    its scale, and the largest relative error of all orders against the
+    dense solve with the same terms."""
     seed, nb, floating, kinds = case
     model, cs, C0, V0, q, tau, W0, app = off_anchor(seed, nb, floating, kinds, explicit)
     a, b = BAUMGARTE
     phi = ld.constraint_error(model, cs, C0, q[0])
     assert np.max(np.abs(phi)) > 1e-2
     res = solve(model, cs, C0, V0, q, 3, tau=tau, base_wrench=W0, applied=app, baumgarte=(a, b))
+    plain = solve(model, cs, C0, V0, q, 0, tau=tau[:1], base_wrench=None if W0 is None else
+                  W0[:1], applied=app[:1])
+    assert rel_err(plain.q[2], res.q[2]) > 1e-3               # the terms change the motion
     J = ld.constraint_jacobian(model, cs, C0, res.base_twist if floating else None, res.q, 4)
     nu = nu_of(model, res)
     assert np.max(np.abs(J[0] @ nu[0])) > 0.1
     rate = [oracle.constraint_rate(J, nu, k) for k in range(5)]
+    residual = 0.0
     for k in range(4):
         lhs = rate[k + 1] + 2 * a * rate[k] + b * b * (phi if k == 0 else rate[k - 1])
         scale = 1.0 + b * b * np.max(np.abs(phi)) + sum(
             comb(k + 1, s) * np.max(np.abs(J[s])) * np.max(np.abs(nu[k + 1 - s]))
             for s in range(k + 2))
-        assert np.max(np.abs(lhs)) <= BAUMGARTE_TOL * scale, (k, np.max(np.abs(lhs)), scale)
+        residual = max(residual, float(np.max(np.abs(lhs)) / scale))
     nu_ref, lam_ref, _ = oracle.kkt_jets(model, cs, C0, V0, q, 3, tau=tau, base_wrench=W0,
                                          applied=app, baumgarte=(a, b), phi=phi)
-    for k in range(4):
-        assert rel_err(nu[k + 1], nu_ref[k + 1]) <= KKT_TOL, k
-        assert rel_err(res.force[k], lam_ref[k]) <= KKT_TOL, k
-    plain = solve(model, cs, C0, V0, q, 0, tau=tau[:1], base_wrench=None if W0 is None else
-                  W0[:1], applied=app[:1])
-    assert rel_err(plain.q[2], res.q[2]) > 1e-3               # the terms change the motion
+    dense = max(max(rel_err(nu[k + 1], nu_ref[k + 1]), rel_err(res.force[k], lam_ref[k]))
+                for k in range(4))
+    return residual, dense
 
 
-def test_baumgarte_jets_are_time_derivatives_where_the_error_rate_is_j_nu():
-    """For point and normal contacts with the world and ball-joint loops,
-    ``φ̇ = J ν`` exactly, so the stabilised jets must be the time
-    derivatives of the stabilised order 0 (``φ`` recomputed at each
-    configuration): central differences along the Taylor polynomials."""
-    model, cs, C0, V0, q, tau, W0, app = off_anchor(5, 12, True, ("1w", "1w", "1w", "3l"))
+@pytest.mark.parametrize("explicit", [False, True])
+@pytest.mark.parametrize("case", [TREE_CASES[0], TREE_CASES[3], TREE_CASES[2]],
+                         ids=lambda c: f"tree{c[0]}")
+def test_baumgarte_stabilised_constraint_holds(case, explicit):
+    residual, dense = baumgarte_errors(case, explicit)
+    assert residual <= BAUMGARTE_TOL and dense <= KKT_TOL, (residual, dense)
+
+
+def _baumgarte_taylor_errors(seed, nb, kinds):
+    model, cs, C0, V0, q, tau, W0, app = off_anchor(seed, nb, True, kinds)
     rng = np.random.default_rng(5)
     tau = np.vstack([tau, rng.normal(size=(1, model.n_joints))])
     W0 = np.vstack([W0, rng.normal(size=(1, 6))])
@@ -928,6 +1049,176 @@ def test_baumgarte_jets_are_time_derivatives_where_the_error_rate_is_j_nu():
         r = solve(model, cs, C, V, qq, 0, tau=t, base_wrench=W, baumgarte=BAUMGARTE)
         return r.base_twist[1], r.q[2], r.force[0]
 
-    errors = taylor_errors(model, res, C0, tau, W0, order_0, 1e-2)
-    print({k: f"{a:.1e}/{b:.1e}" for k, (a, b) in errors.items()})
-    _assert_h2(errors, "baumgarte")
+    return taylor_errors(model, res, C0, tau, W0, order_0, 1e-2)
+
+
+def test_baumgarte_jets_are_time_derivatives_where_the_error_rate_is_j_nu():
+    """For point and normal contacts with the world and ball-joint loops,
+    ``φ̇ = J ν`` exactly, so the stabilised jets must be the time
+    derivatives of the stabilised order 0 (``φ`` recomputed at each
+    configuration): central differences along the Taylor polynomials."""
+    _assert_h2(_baumgarte_taylor_errors(5, 12, ("1w", "1w", "1w", "3l")), "baumgarte")
+    _assert_h2(_baumgarte_taylor_errors(0, 16, ("3w", "3l")), "baumgarte")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "with a 6-D contact, φ^(k) is taken as (Jν)^(k−1), but the rotation vector's rate is "
+    "J_l(θ)⁻¹ (ω_a − R_a R_bᵀ ω_b), not ω_a − ω_b (and a 6-D loop's translation error's rate "
+    "is ṗ_a − ṗ_b, not ṗ_a − v_b(p_a)): the stabilised jets of orders ≥ 1 are not the time "
+    "derivatives of the stabilised order 0 (measured 15 % at order 1)"))
+def test_baumgarte_jets_with_a_6d_contact_are_time_derivatives():
+    _assert_h2(_baumgarte_taylor_errors(0, 16, ("6w",)), "baumgarte 6-D")
+
+
+# ---------------------------------------------------------------- 8. bad input --
+
+def _bad_input_setup():
+    model = with_frames(random_tree(np.random.default_rng(0), 6, floating_base=True),
+                        [("tip", 5, np.eye(4))])
+    fixed = random_tree(np.random.default_rng(0), 6, floating_base=False)
+    cs = ld.ConstraintSet(model, [ld.Contact3D("body3"), ld.Contact6D("tip")])
+    n = model.n_joints
+    args = dict(C0=np.eye(4), V0=np.zeros((1, 6)), q=np.zeros((2, n)), tau=np.zeros((2, n)),
+                W0=np.zeros((2, 6)))
+    return model, fixed, cs, args
+
+
+def _nan(a, idx, value=np.nan):
+    a = np.array(a, float)
+    a[idx] = value
+    return a
+
+
+def bad_calls():
+    """``{label: (call, exception, message pattern)}`` of bad arguments to
+    the constrained dynamics; the pattern names the argument or the
+    constraint."""
+    model, fixed, cs, A = _bad_input_setup()
+    C0, V0, q, tau, W0 = A["C0"], A["V0"], A["q"], A["tau"], A["W0"]
+
+    def fd(C0=C0, V0=V0, q=q, order=1, cs=cs, **kw):
+        kw.setdefault("tau", tau)
+        kw.setdefault("base_wrench", W0)
+        return lambda: ld.constrained_forward_dynamics(model, cs, C0, V0, q, order, **kw)
+
+    def build(specs, m=model):
+        return lambda: ld.ConstraintSet(m, specs)
+
+    other = random_tree(np.random.default_rng(0), 6)
+    return {
+        # the constraint sets
+        "unknown frame": (build([ld.Contact3D("nope")]), ValueError,
+                          r"^constraints\[0\]\.frame: unknown frame 'nope'"),
+        "unknown other": (build([ld.Contact3D("body1"), ld.Contact3D("body2", "nope")]),
+                          ValueError, r"^constraints\[1\]\.other: unknown frame 'nope'"),
+        "frame index": (build([ld.Contact3D(99)]), ValueError, r"^constraints\[0\]\.frame"),
+        "frame type": (build([ld.Contact3D(1.5)]), TypeError, r"^constraints\[0\]\.frame"),
+        "fixed base to world": (build([ld.Contact6D("base")], fixed), ValueError,
+                                r"^constraint '6d:base'.*fixed base"),
+        "fixed base first": (build([ld.Contact3D("base", "body2")], fixed), ValueError,
+                             r"^constraint '3d:base-body2'.*fixed base"),
+        "one body": (build([ld.Contact6D("tip", "body5")]), ValueError,
+                     r"^constraint '6d:tip-body5': both frames are on body 'body5'"),
+        "duplicate name": (build([ld.Contact3D("body1"), ld.Contact3D("body1")]), ValueError,
+                           r"^constraints\[1\]: a constraint called '3d:body1' already exists"),
+        "given names clash": (build([ld.Contact3D("body1", name="foot"),
+                                     ld.Contact1D("body2", (0, 0, 1), name="foot")]),
+                              ValueError, r"^constraints\[1\]: .*'foot'"),
+        "not a constraint": (build([ld.Contact3D("body1"), "body2"]), TypeError,
+                             r"^constraints\[1\]: expected Contact6D, Contact3D or Contact1D"),
+        "not a sequence": (build(3), TypeError, r"^constraints: expected a sequence"),
+        "zero normal": (lambda: ld.Contact1D("body1", (0, 0, 0)), ValueError, r"^normal"),
+        "nan normal": (lambda: ld.Contact1D("body1", (0, np.nan, 1)), ValueError, r"^normal"),
+        "loop anchor": (lambda: ld.Contact3D("body1", "body2", anchor=(0, 0, 0)), ValueError,
+                        r"^anchor"),
+        "anchor shape": (build([ld.Contact3D("body1", anchor=(0, 0))]), ValueError,
+                         r"^constraint '3d:body1': anchor"),
+        "anchor pose": (build([ld.Contact6D("body1", anchor=2 * np.eye(4))]), ValueError,
+                        r"^constraint '6d:body1': anchor"),
+        "name type": (lambda: ld.Contact3D("body1", name=3), TypeError, r"^name"),
+        "index": (lambda: cs.index("nope"), ValueError, r"^constraint: no constraint called"),
+        # the dynamics
+        "q nan": (fd(q=_nan(q, (1, 2))), ValueError, r"^q: contains NaN"),
+        "q inf": (fd(q=_nan(q, (0, 2), -np.inf)), ValueError, r"^q: contains NaN"),
+        "base_twist nan": (fd(V0=_nan(V0, (0, 4))), ValueError, r"^base_twist: contains NaN"),
+        "base_pose nan": (fd(C0=_nan(C0, (1, 3))), ValueError, r"^base_pose: contains NaN"),
+        "tau nan": (fd(tau=_nan(tau, (1, 0))), ValueError, r"^tau: contains NaN"),
+        "base_wrench nan": (fd(base_wrench=_nan(W0, (0, 5))), ValueError,
+                            r"^base_wrench: contains NaN"),
+        "applied nan": (fd(applied=_nan(np.zeros((2, 6, 6)), (1, 2, 3))), ValueError,
+                        r"^applied: contains NaN"),
+        "tau rows": (fd(tau=tau[:1]), ValueError, r"^tau: expected a jet of shape \(2, 5\)"),
+        "tau columns": (fd(tau=tau[:, :4]), ValueError, r"^tau: expected a jet of shape"),
+        "q rows": (fd(q=q[:1]), ValueError, r"^q: expected a jet of 2 rows"),
+        "q columns": (fd(q=q[:, :4]), ValueError, r"^q: expected a jet"),
+        "base_twist shape": (fd(V0=V0[:, :5]), ValueError, r"^base_twist: expected a jet"),
+        "base_twist missing": (fd(V0=None), ValueError, r"^base_twist: a floating base"),
+        "base_wrench rows": (fd(base_wrench=W0[:1]), ValueError, r"^base_wrench: expected"),
+        "base_wrench missing": (fd(base_wrench=None), ValueError, r"^base_wrench"),
+        "applied shape": (fd(applied=np.zeros((2, 5, 6))), ValueError, r"^applied: expected"),
+        "base_pose shape": (fd(C0=np.eye(3)), ValueError, r"^base_pose: expected shape"),
+        "base_pose not SE(3)": (fd(C0=2 * np.eye(4)), ValueError, r"^base_pose: not in SE\(3\)"),
+        "order": (fd(order=-1), ValueError, r"^order"),
+        "order type": (fd(order=1.5), TypeError, r"^order"),
+        "a list of contacts": (fd(cs=[ld.Contact3D("body3")]), TypeError,
+                               r"^constraints: expected a liedyn\.ConstraintSet"),
+        "another model's set": (fd(cs=ld.ConstraintSet(other, [ld.Contact3D("body3")])),
+                                ValueError, r"^constraints: built for another model"),
+        "unanchored": (fd(baumgarte=(1.0, 2.0)), ValueError,
+                       r"^baumgarte: .*world contact '3d:body3' has no anchor"),
+        "baumgarte sign": (fd(baumgarte=(1.0, -1.0)), ValueError, r"^baumgarte\[1\] \(beta\)"),
+        "baumgarte nan": (fd(baumgarte=(np.nan, 1.0)), ValueError, r"^baumgarte\[0\] \(alpha\)"),
+        "baumgarte type": (fd(baumgarte="fast"), TypeError, r"^baumgarte"),
+        "baumgarte length": (fd(baumgarte=(1, 2, 3)), TypeError, r"^baumgarte"),
+        "rank_rtol": (fd(rank_rtol=-1.0), ValueError, r"^rank_rtol"),
+        "jacobian set": (lambda: ld.constraint_jacobian(model, "x", C0, V0, q, 1), TypeError,
+                         r"^constraints"),
+        "jacobian q rows": (lambda: ld.constraint_jacobian(model, cs, C0, V0, q[:1], 1),
+                            ValueError, r"^q: expected"),
+        "jacobian nan": (lambda: ld.constraint_jacobian(model, cs, C0, V0, _nan(q, (0, 0)), 1),
+                         ValueError, r"^q: contains NaN"),
+        "error q shape": (lambda: ld.constraint_error(model, cs, C0, q), ValueError,
+                          r"^q: expected shape \(5,\)"),
+        "anchored q shape": (lambda: cs.anchored(C0, q), ValueError, r"^q: expected shape"),
+    }
+
+
+@pytest.mark.parametrize("label", list(bad_calls()))
+def test_bad_input_names_the_argument(label):
+    call, exc, pattern = bad_calls()[label]
+    with pytest.raises(exc, match=pattern):
+        call()
+
+
+def test_bad_input_in_a_fresh_interpreter():
+    """The non-finite and mis-shaped arguments reach the compiled kernel's
+    own checks (plain arrays are passed through unconverted): run them where
+    a crash would not take the test run down."""
+    from tests.helpers import run_python
+    out = run_python("""
+        import re
+        from tests.test_contact_forward import bad_calls
+        for label, (call, exc, pattern) in bad_calls().items():
+            try:
+                call()
+            except exc as err:
+                print(label, "->", "named" if re.search(pattern, str(err)) else f"unnamed: {err}")
+            else:
+                print(label, "-> no error")
+    """)
+    lines = out.strip().splitlines()
+    assert len(lines) == len(bad_calls()), out
+    assert all(line.endswith("-> named") for line in lines), out
+
+
+def test_no_constraints_is_the_unconstrained_forward_dynamics():
+    model = random_tree(np.random.default_rng(7), 8, armature=True, damping=True)
+    rng = np.random.default_rng(7)
+    C0 = se3.exp(rng.normal(size=6))
+    V0, qd, tau, W0, app = random_inputs(model, rng, 3)
+    q = np.vstack([rng.normal(size=model.n_joints), qd])
+    res = solve(model, ld.ConstraintSet(model, []), C0, V0, q, 3, tau=tau, base_wrench=W0,
+                applied=app)
+    ref = ld.forward_dynamics(model, C0, V0, q, 3, tau=tau, base_wrench=W0, applied=app)
+    assert res.force.shape == (4, 0) and res.rank == 0
+    assert np.array_equal(res.q, ref.q) and np.array_equal(res.base_twist, ref.base_twist)
