@@ -988,7 +988,7 @@ def off_anchor(seed, nb, floating, kinds, explicit=False):
             elif kind == "3d":
                 specs.append(ld.Contact3D(fa, anchor=X[:3, 3]))
             else:
-                specs.append(ld.Contact1D(fa, cs.data.normal[c], anchor=X[:3, 3]))
+                specs.append(ld.Contact1D(fa, normal=cs.data.normal[c], anchor=X[:3, 3]))
         anchored = ld.ConstraintSet(model, specs)
     else:
         anchored = cs.anchored(C0, q0)
@@ -1117,8 +1117,8 @@ def baumgarte_order_1_discrepancy(kind, s):
     return float(np.max(np.abs((g(h) - g(-h)) / (2 * h) - jet)))
 
 
-# SPEC §13.2: φ^(k) = (J ν)^(k−1) is "exact for points and to first order in
-# the rotation error for 6-D rows", so off an assembled 6-D constraint the
+# SPEC §13.2: φ^(k) = (J ν)^(k−1) is the error's rate to second order in the
+# violation for a 6-D world contact, so off an assembled 6-D constraint the
 # stabilised order-1 jets must miss the time derivatives of the stabilised
 # order 0 by a term of second order in the violation: halving it quarters
 # the miss (the central differences' own truncation is below 1 % of it).
@@ -1136,7 +1136,7 @@ def test_baumgarte_6d_world_contact_jets_are_derivatives_to_second_order():
     "for a 6-D loop, φ^(1) = (Jν)^(0) misses the error's rate at first order: the rotation "
     "vector's rate is J_l(θ)⁻¹ (ω_a − R_a R_bᵀ ω_b), not ω_a − ω_b, and the translation "
     "error's is ṗ_a − ṗ_b, not ṗ_a − v_b(p_a) (a difference ω_b × (p_a − p_b)); with body b "
-    "turning at O(1) the miss does not quarter (measured ratios 2.9, 2.5)"))
+    "turning at O(1) the miss does not quarter (measured ratios 2.9, 2.5; SPEC §13.2 says so)"))
 def test_baumgarte_6d_loop_jets_are_derivatives_to_second_order():
     e = [baumgarte_order_1_discrepancy("6l", s) for s in (0.5, 0.25, 0.125)]
     assert all(SECOND_ORDER[0] <= a / b <= SECOND_ORDER[1] for a, b in zip(e, e[1:])), e
@@ -1194,13 +1194,13 @@ def bad_calls():
         "duplicate name": (build([ld.Contact3D("body1"), ld.Contact3D("body1")]), ValueError,
                            r"^constraints\[1\]: a constraint called '3d:body1' already exists"),
         "given names clash": (build([ld.Contact3D("body1", name="foot"),
-                                     ld.Contact1D("body2", (0, 0, 1), name="foot")]),
+                                     ld.Contact1D("body2", normal=(0, 0, 1), name="foot")]),
                               ValueError, r"^constraints\[1\]: .*'foot'"),
         "not a constraint": (build([ld.Contact3D("body1"), "body2"]), TypeError,
                              r"^constraints\[1\]: expected Contact6D, Contact3D or Contact1D"),
         "not a sequence": (build(3), TypeError, r"^constraints: expected a sequence"),
-        "zero normal": (lambda: ld.Contact1D("body1", (0, 0, 0)), ValueError, r"^normal"),
-        "nan normal": (lambda: ld.Contact1D("body1", (0, np.nan, 1)), ValueError, r"^normal"),
+        "zero normal": (lambda: ld.Contact1D("body1", normal=(0, 0, 0)), ValueError, r"^normal"),
+        "nan normal": (lambda: ld.Contact1D("body1", normal=(0, np.nan, 1)), ValueError, r"^normal"),
         "loop anchor": (lambda: ld.Contact3D("body1", "body2", anchor=(0, 0, 0)), ValueError,
                         r"^anchor"),
         "anchor shape": (build([ld.Contact3D("body1", anchor=(0, 0))]), ValueError,

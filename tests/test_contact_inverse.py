@@ -193,8 +193,8 @@ def _loop_model():
     b.add_frame("a_tip", "a2", X)
     b.add_frame("b_tip", "b1", X)
     model = b.build()
-    cs = ld.ConstraintSet(model, [ld.Contact1D("a_tip", [1, 0, 0], "b_tip", name="pin x"),
-                                  ld.Contact1D("a_tip", [0, 1, 0], "b_tip", name="pin y")])
+    cs = ld.ConstraintSet(model, [ld.Contact1D("a_tip", "b_tip", normal=[1, 0, 0], name="pin x"),
+                                  ld.Contact1D("a_tip", "b_tip", normal=[0, 1, 0], name="pin y")])
     return model, cs
 
 

@@ -100,14 +100,14 @@ class Contact3D(_Spec):
 
 class Contact1D(_Spec):
     """A 1-D contact: the origin of ``frame`` cannot move along the world
-    direction ``normal`` (3,) (normalised here) relative to the world or to
-    the origin of frame ``other``. ``anchor``: a world point (3,) on the
-    constraint plane."""
+    direction ``normal`` (3,), keyword (normalised here), relative to the
+    world (``other=None``) or to the origin of frame ``other``. ``anchor``: a
+    world point (3,) on the constraint plane."""
 
     __slots__ = ()
     kind = KIND_1D
 
-    def __init__(self, frame, normal, other=None, *, name=None, anchor=None):
+    def __init__(self, frame, other=None, *, normal, name=None, anchor=None):
         n = as_array(normal, "normal", shape=(3,))
         size = float(np.linalg.norm(n))
         if not size > 1e-12:
@@ -174,6 +174,9 @@ class ConstraintSet:
         check_model(model)
         if isinstance(constraints, _Spec):
             constraints = [constraints]
+        if isinstance(constraints, (str, bytes)):
+            raise TypeError("constraints: expected a sequence of Contact6D, Contact3D or "
+                            "Contact1D (e.g. [Contact3D('foot')]), got a str")
         try:
             specs = list(constraints)
         except TypeError:
