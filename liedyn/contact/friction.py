@@ -245,16 +245,18 @@ def _cone_qp(R, A, w, G, names, F):
     if sol.status not in SOLVED:
         raise RuntimeError(f"friction-cone distribution: the solver (Clarabel) reports "
                            f"{sol.status}; no solution is returned")
-    scale = max(np.abs(sol.x).max(), 1e-300)
-    act = sol.z / max(np.abs(sol.z).max(), 1e-300) > sol.s / scale
+    act = sol.z > sol.s                     # scaled problem: R/|R| ~ 1, λ/|w| ~ 1
     for _ in range(4 * G.shape[0] + 4):                        # exact signs by pivots
         lam, z, rank = _kkt_on(R, A, w, G, act)
         sl = max(np.abs(lam).max(), 1e-300)
-        sz = max(np.abs(z).max(), sl * np.abs(R).max() / max(np.abs(G).max(), 1e-300))
+        sz = sl * sR / max(np.abs(G).max(), 1e-300)            # R λ ~ Gᵀ z
         slack = -G @ lam
         bad_s = np.where(~act, -slack / sl, 0.0)
         bad_z = np.where(act, -z / sz, 0.0)
         worst = max(bad_s.max(), bad_z.max())
+        if np.abs(A @ lam - w).max() > SIGN_TOL * sw:          # dependent, inconsistent facets
+            act[np.flatnonzero(act)[np.argmin(z[act])]] = False
+            continue
         if worst <= SIGN_TOL:
             deg = np.flatnonzero((np.abs(slack) <= STRICT_TOL * sl) & (np.abs(z) <= STRICT_TOL * sz))
             return lam, z, act, deg, rank, sol.status

@@ -135,7 +135,7 @@ def solve_lcp(W, b, names, what="LCP"):
                          f"contacts {list(names)}")
     y, z = sol.x, sol.z                                    # λ = y sa/wmax, a = z sa
     sl = max(np.abs(y).max(), 1.0) * sa / wmax
-    A = y * (sa / wmax) / sl > z
+    A = y > z                                              # scaled: W/|W| ~ 1, b/|b| ~ 1
     for _ in range(4 * c + 4):                             # principal pivots to exact signs
         lam = _solve_active(W, b, A)
         a = W @ lam + b
