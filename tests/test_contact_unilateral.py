@@ -14,7 +14,7 @@ import liedyn as ld
 from liedyn.contact.unilateral import solve_lcp
 from tests.contact_robots import (BOX_CORNERS, BOX_INERTIA, BOX_MASS, FEET, box,
                                   box_on_ground, foot_points, solo_standing)
-from tests.helpers import assert_close
+from tests.helpers import assert_close, run_python
 from tests.robots import Trajectory, real_robot
 
 G = 9.81
@@ -255,3 +255,23 @@ def test_bad_contacts_are_named():
         ld.PointContact("c0", plane=[0, 0, 1])
     with pytest.raises(ValueError, match="height, point: give one of them"):
         ld.Plane([0, 0, 1], 0.0, point=[0, 0, 0])
+
+
+def test_the_core_import_does_not_need_the_solver():
+    """Without Clarabel ``import liedyn`` works, and the LCP says how to
+    install it (a fresh interpreter where the module cannot be imported)."""
+    out = run_python("""
+        import sys
+        sys.modules["clarabel"] = None
+        import numpy as np
+        import liedyn as ld
+        from tests.contact_robots import box, box_on_ground
+        try:
+            ld.unilateral_forward_dynamics(box(), ld.point_contacts(["c0", "c1", "c2", "c3"]),
+                                           box_on_ground(), np.zeros((1, 6)), np.zeros((2, 0)),
+                                           0, tau=np.zeros((1, 0)),
+                                           base_wrench=np.zeros((1, 6)))
+        except ImportError as e:
+            print(e)
+    """)
+    assert "pip install clarabel" in out and "liedyn[contact]" in out
