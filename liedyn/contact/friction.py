@@ -258,7 +258,8 @@ def _cone_qp(R, A, w, G, names, F):
             act[np.flatnonzero(act)[np.argmin(z[act])]] = False
             continue
         if worst <= SIGN_TOL:
-            deg = np.flatnonzero((np.abs(slack) <= STRICT_TOL * sl) & (np.abs(z) <= STRICT_TOL * sz))
+            deg = np.flatnonzero((np.abs(slack) <= STRICT_TOL * sl)
+                                 & (np.abs(z) <= STRICT_TOL * sz))
             return lam, z, act, deg, rank, sol.status
         i = int(np.argmax(np.maximum(bad_s, bad_z)))
         act[i] = not act[i]
