@@ -22,6 +22,10 @@ from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynami
                       ConstraintSet, Contact1D, Contact3D, Contact6D,
                       constrained_forward_dynamics, constrained_inverse_dynamics,
                       constraint_error, constraint_jacobian, constraint_wrenches)
+from .contact import (FrictionDistributionResult, GapResult, ImpactResult, Plane, PointContact,
+                      UnilateralResult, contact_gaps, friction_cone_distribution,
+                      friction_cone_margin, impact, impulse_dynamics, point_contacts,
+                      time_to_slip, unilateral_forward_dynamics)
 from . import control, trajectory
 
 __all__ = [
@@ -42,6 +46,10 @@ __all__ = [
     "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",
     "ConstrainedForwardDynamicsResult", "constrained_inverse_dynamics",
     "ConstrainedInverseDynamicsResult",
+    "Plane", "PointContact", "point_contacts", "contact_gaps", "GapResult",
+    "unilateral_forward_dynamics", "UnilateralResult", "impact", "impulse_dynamics",
+    "ImpactResult", "friction_cone_margin", "time_to_slip", "friction_cone_distribution",
+    "FrictionDistributionResult",
     "control", "trajectory",
 ]
 __version__ = "0.1.0"
