@@ -199,7 +199,7 @@ def normal_constraints(cl, which=None):
     """``ConstraintSet`` of ``Contact1D(frame, normal=n)`` for the contacts
     ``which`` (indices; default all): the normal rows of SPEC §13.4."""
     which = range(len(cl)) if which is None else which
-    return ConstraintSet(cl.model, [Contact1D(int(cl.frame[i]), cl.normal[i], name=cl.names[i])
+    return ConstraintSet(cl.model, [Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i])
                                     for i in which])
 
 
