@@ -16,8 +16,13 @@ Order k, given everything of orders ``0..k−1``:
 
 The responses to a unit force along each row of ``λ`` are ``m`` solves
 against the articulated inertias (the linear part of one articulated-body
-step), formed once per call with ``Λ⁻¹``: every order reuses them, as it
-reuses ``M^A`` (Lemma 2).
+step), formed once per call with ``Λ⁻¹``, each only along the paths from
+the base to the constrained bodies; every order reuses ``Λ``, as it reuses
+``M^A`` (Lemma 2), and moves its quantities by one such solve driven by the
+wrenches of ``λ^(k)``. ``Λ`` is the inverse of ``Λ⁻¹`` from its Cholesky
+factor when that proves ``Λ⁻¹`` well conditioned (``κ∞(Λ⁻¹) · rank_rtol <
+1/2``, which bounds every eigenvalue above ``rank_rtol`` times the largest),
+else its pseudo-inverse from the eigendecomposition.
 
 Glossary (``model``, ``ws``, ``cd``: compiled handles; every spatial
 quantity about the base origin ``o``, SPEC §1)
@@ -26,25 +31,30 @@ quantity about the base origin ``o``, SPEC §1)
 ``Pa, Pb``  (r+3, nc, 3)      point jets ``p^(k)`` of each constraint's two
                               points (``Pb``: the anchor, at rest, for a
                               world contact)
-``RV``      (m, N, 6)         response ``ΔV_j`` to a unit ``λ_i``
-``RW``      (m, N, 6)         response ``ΔW_j``
-``Rq``      (m, n)            response ``Δq̈``
+``RV``      (m, N, 6)         response ``ΔV_j`` to a unit ``λ_i`` (only on
+                              the paths from the base to the constrained
+                              bodies, which is all ``Λ⁻¹`` needs)
 ``G``       (m, m)            ``Λ⁻¹ = J M⁻¹ Jᵀ``
-``Gp``      (m, m)            its pseudo-inverse ``Λ``
+``Gp``      (m, m)            its inverse, or pseudo-inverse, ``Λ``
 ``lam``     (r+1, m)          output: ``λ^(0..r)`` (reported form, SPEC §13.1)
 ==========  ================  ============================================
 """
 
 import numpy as np
 
-from .._checks import (BAD_TAU, NOT_FINITE, OK, _all_finite, check_motion, is_jet)
+from .._checks import (BAD_TAU, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                       check_applied_slow, check_jet, check_motion, check_motion_slow, is_jet,
+                       motion_args, raise_for)
 from .._jit import Kernel, njit
 from ..articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
                            configuration, recover)
-from ..forward import base_outputs, check_base_applied
+from ..forward import base_outputs, check_base_applied, force_args
 from ..inertia import _com_order
+from ..model import check_model_order
 from ..se3 import _log_so3_into
-from .constraints import KIND_1D, KIND_6D
+from ..workspace import workspace_for
+from .constraints import KIND_1D, KIND_6D, check_constraints
+from .results import ConstrainedForwardDynamicsResult
 
 # kernel statuses of this module (below the library's own)
 INCONSISTENT = -30        # redundant constraints the state cannot satisfy
@@ -190,24 +200,23 @@ def _unit_wrench(cd, c, i, Pa, Pb, wa, wb):
         wa[i] = 1.0
         wb[i] = -1.0
         return
-    e = np.zeros(3)
-    if kind == KIND_6D:
-        e[i - 3] = 1.0
-    elif kind == KIND_1D:
-        e[:] = cd.normal[c]
+    if kind == KIND_1D:
+        e0, e1, e2 = cd.normal[c, 0], cd.normal[c, 1], cd.normal[c, 2]
     else:
-        e[i] = 1.0
+        l = i - 3 if kind == KIND_6D else i
+        e0 = 1.0 if l == 0 else 0.0
+        e1 = 1.0 if l == 1 else 0.0
+        e2 = 1.0 if l == 2 else 0.0
     pa = Pa[0, c]
     pb = pa if kind == KIND_6D else Pb[0, c]
-    wa[0] = pa[1] * e[2] - pa[2] * e[1]
-    wa[1] = pa[2] * e[0] - pa[0] * e[2]
-    wa[2] = pa[0] * e[1] - pa[1] * e[0]
-    wb[0] = -(pb[1] * e[2] - pb[2] * e[1])
-    wb[1] = -(pb[2] * e[0] - pb[0] * e[2])
-    wb[2] = -(pb[0] * e[1] - pb[1] * e[0])
-    for l in range(3):
-        wa[3 + l] = e[l]
-        wb[3 + l] = -e[l]
+    wa[0] = pa[1] * e2 - pa[2] * e1
+    wa[1] = pa[2] * e0 - pa[0] * e2
+    wa[2] = pa[0] * e1 - pa[1] * e0
+    wb[0] = -(pb[1] * e2 - pb[2] * e1)
+    wb[1] = -(pb[2] * e0 - pb[0] * e2)
+    wb[2] = -(pb[0] * e1 - pb[1] * e0)
+    wa[3], wa[4], wa[5] = e0, e1, e2
+    wb[3], wb[4], wb[5] = -e0, -e1, -e2
 
 
 @njit
@@ -215,13 +224,21 @@ def response(model, ws, a, wa, b, wb, fixed, WA, qt, RV, RW, Rq):
     """The linear part of one articulated-body step (SPEC §5) driven by the
     wrenches ``wa`` on body ``a`` and ``wb`` on body ``b`` (``b < 0``: none),
     about ``o``: ``ΔV_j``, ``ΔW_j``, ``Δq̈`` into ``RV, RW, Rq``."""
-    parent, S, MA, U, D = model.body_parent, ws.S, ws.MA, ws.U, ws.D
-    N = parent.shape[0]
     WA[:] = 0.0
     for i in range(6):
         WA[a, i] -= wa[i]                                          # the bias pass's − W_app
         if b >= 0:
             WA[b, i] -= wb[i]
+    linear_step(model, ws, fixed, WA, qt, RV, RW, Rq)
+
+
+@njit
+def linear_step(model, ws, fixed, WA, qt, RV, RW, Rq):
+    """The linear part of one articulated-body step (SPEC §5) with ``WA``
+    holding ``−W_app`` per body on entry (the articulated bias on return):
+    ``ΔV_j``, ``ΔW_j``, ``Δq̈`` into ``RV, RW, Rq``."""
+    parent, S, MA, U, D = model.body_parent, ws.S, ws.MA, ws.U, ws.D
+    N = parent.shape[0]
     for j in range(N - 1, 0, -1):
         s = 0.0
         for i in range(6):
@@ -256,6 +273,143 @@ def response(model, ws, a, wa, b, wb, fixed, WA, qt, RV, RW, Rq):
 
 
 @njit
+def unit_responses(model, ws, cd, Pa, Pb, fixed, RV, WA, qt, wa, wb):
+    """``RV[l]``: ``ΔV_j`` of the response to a unit force along row ``l``
+    (:func:`response`), for every ``j`` on the paths from the base to the
+    constrained bodies (the other rows of ``RV[l]`` are not written). A force
+    on bodies a and b moves the articulated bias of their ancestors only, so
+    the leaves-first pass visits those, and the parents-first pass the paths;
+    the rows of one constraint go through each body together. ``WA`` (6, N,
+    6), ``qt`` (6, N), ``wa``, ``wb`` (6,): scratch."""
+    parent, S, U, D = model.body_parent, ws.S, ws.U, ws.D
+    N, nc = parent.shape[0], cd.kind.shape[0]
+    flags = np.zeros((2, N), np.bool_)
+    need = flags[0]                             # on a path to a constrained body
+    up = flags[1]                               # an ancestor of this constraint's bodies
+    for c in range(nc):
+        for j in (cd.body_a[c], cd.body_b[c]):
+            while j > 0 and not need[j]:
+                need[j] = True
+                j = parent[j]
+    for c in range(nc):
+        a, b, mc, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
+        up[:] = False
+        for j in (a, b):
+            while j > 0 and not up[j]:
+                up[j] = True
+                j = parent[j]
+        for i in range(mc):
+            _unit_wrench(cd, c, i, Pa, Pb, wa, wb)
+            for j in range(N):
+                if j == 0 or up[j]:
+                    WA[i, j] = 0.0
+            for t in range(6):
+                WA[i, a, t] -= wa[t]                               # the bias pass's − W_app
+                if b >= 0:
+                    WA[i, b, t] -= wb[t]
+        for j in range(N - 1, 0, -1):
+            if not up[j]:
+                continue
+            p, d = parent[j], D[j]
+            for i in range(mc):
+                s = 0.0
+                for t in range(6):
+                    s += S[0, j, t] * WA[i, j, t]
+                x = -s / d                                         # q̃_j
+                qt[i, j] = x
+                for t in range(6):
+                    WA[i, p, t] += WA[i, j, t] + U[j, t] * x
+        for i in range(mc):
+            R = RV[r0 + i]
+            if fixed:
+                R[0] = 0.0
+            else:
+                for t in range(6):
+                    R[0, t] = -WA[i, 0, t]
+                cholesky6_solve(ws.L, R[0])                        # ΔV₀
+        for j in range(1, N):
+            if not need[j]:
+                continue
+            p, d, own = parent[j], D[j], up[j]
+            for i in range(mc):
+                R = RV[r0 + i]
+                s = 0.0
+                for t in range(6):
+                    s += U[j, t] * R[p, t]
+                dq = (qt[i, j] if own else 0.0) - s / d
+                for t in range(6):
+                    R[j, t] = R[p, t] + S[0, j, t] * dq
+
+
+@njit
+def contact_inverse(G, rank_rtol, Gp, L, X):
+    """``Gp = Λ`` from ``G = Λ⁻¹`` (m × m, symmetric); returns its rank
+    (``L``, ``X``: m × m scratch).
+
+    ``Λ⁻¹`` is inverted through its Cholesky factor when that exists and
+    ``‖G‖∞ ‖G⁻¹‖∞ · rank_rtol < 1/2``: as ``‖·‖₂ ≤ ‖·‖∞`` for a symmetric
+    matrix, every eigenvalue is then above ``2 rank_rtol`` times the largest,
+    so the rank is ``m``. Otherwise the pseudo-inverse from the
+    eigendecomposition, eigenvalues below ``rank_rtol`` times the largest
+    taken as zero."""
+    m = G.shape[0]
+    ok = True
+    for i in range(m):
+        for j in range(i + 1):
+            s = G[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > 0.0:
+                    ok = False
+                    break
+                L[i, i] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+        if not ok:
+            break
+    if ok:
+        for j in range(m):                                         # X = L⁻¹ (lower part)
+            X[j, j] = 1.0 / L[j, j]
+            for i in range(j + 1, m):
+                s = 0.0
+                for k in range(j, i):
+                    s -= L[i, k] * X[k, j]
+                X[i, j] = s / L[i, i]
+        for i in range(m):
+            for j in range(i + 1):
+                s = 0.0
+                for k in range(i, m):
+                    s += X[k, i] * X[k, j]
+                Gp[i, j] = Gp[j, i] = s                            # L⁻ᵀ L⁻¹
+        ng = 0.0
+        ngp = 0.0
+        for i in range(m):
+            a = 0.0
+            b = 0.0
+            for j in range(m):
+                a += abs(G[i, j])
+                b += abs(Gp[i, j])
+            ng = max(ng, a)
+            ngp = max(ngp, b)
+        if ng * ngp * rank_rtol < 0.5:
+            return m
+    w, Q = np.linalg.eigh(G)
+    wmax = 0.0
+    for i in range(m):
+        wmax = max(wmax, abs(w[i]))
+    rank = 0
+    Gp[:] = 0.0
+    for s in range(m):
+        if w[s] > rank_rtol * wmax:
+            rank += 1
+            for i in range(m):
+                for l in range(m):
+                    Gp[i, l] += Q[i, s] * Q[l, s] / w[s]
+    return rank
+
+
+@njit
 def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb, W_app, r,
                                alpha, beta, rank_rtol, lam, info):
     """Orders ``0..r`` of SPEC §13.2 into the workspace's outputs and ``lam``;
@@ -286,51 +440,38 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         status = cholesky6(ws.MA[0], ws.L)
         if status != OK:
             return status
-    Pa = np.zeros((r + 3, nc, 3))
-    Pb = np.zeros((r + 3, nc, 3))
+    # scratch, a few arrays of each shape
+    P = np.zeros((2, r + 3, nc, 3))
+    Pa, Pb = P[0], P[1]
+    B6 = np.empty((8, N, 6))
+    WA, dV, dW = B6[0], B6[6], B6[7]
+    w6 = np.empty((2, 6))
+    wa, wb = w6[0], w6[1]
+    E = np.zeros((4, m))
+    e, ek, ekm, phi = E[0], E[1], E[2], E[3]
+    GG = np.zeros((4, m, m))
+    G, Gp = GG[0], GG[1]
+    Q = np.empty((6, N))
+    qt = Q[0]
+    dq = np.empty(n)
+    RV = np.empty((m, N, 6))
     contact_points(cd, ws, Pa, Pb)
     point_jets(cd, ws, Pa, Pb, 1)
     # --- responses to unit forces and Λ⁻¹ = J M⁻¹ Jᵀ (once) ---
-    RV = np.empty((m, N, 6))
-    RW = np.empty((m, N, 6))
-    Rq = np.empty((m, n))
-    WA = np.empty((N, 6))
-    qt = np.zeros(N)
-    wa = np.empty(6)
-    wb = np.empty(6)
-    for k in range(nc):
-        for i in range(cd.kind[k]):
-            _unit_wrench(cd, k, i, Pa, Pb, wa, wb)
-            l = cd.row[k] + i
-            response(model, ws, cd.body_a[k], wa, cd.body_b[k], wb, fixed, WA, qt, RV[l], RW[l],
-                     Rq[l])
-    G = np.empty((m, m))
-    col = np.empty(m)
+    unit_responses(model, ws, cd, Pa, Pb, fixed, RV, B6[:6], Q, wa, wb)
     for l in range(m):
-        _response_rate(cd, RV[l], Pa, Pb, col)
+        _response_rate(cd, RV[l], Pa, Pb, e)
         for i in range(m):
-            G[i, l] = col[i]
+            G[i, l] = e[i]
     for i in range(m):
         for l in range(i):
             g = 0.5 * (G[i, l] + G[l, i])
             G[i, l] = G[l, i] = g
-    w, Q = np.linalg.eigh(G)
-    wmax = 0.0
-    for i in range(m):
-        wmax = max(wmax, abs(w[i]))
-    rank = 0
-    Gp = np.zeros((m, m))
-    for s in range(m):
-        if w[s] > rank_rtol * wmax:
-            rank += 1
-            for i in range(m):
-                for l in range(m):
-                    Gp[i, l] += Q[i, s] * Q[l, s] / w[s]
+    rank = contact_inverse(G, rank_rtol, Gp, GG[2], GG[3])
     info[0] = rank
     info[1] = 0.0
     info[2] = -1.0
     # --- Baumgarte: φ^(0) ---
-    phi = np.zeros(m)
     if beta != 0.0:
         status = constraint_error_kernel(cd, ws, Pa, phi)
         if status != OK:
@@ -339,11 +480,6 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
     Wall = np.zeros((r + 1, N, 6))
     if W_app.shape[0] > 0:
         Wall[:] = W_app
-    e = np.empty(m)
-    ek = np.empty(m)
-    ekm = np.zeros(m)
-    dV = np.empty((N, 6))
-    mom = np.empty(3)
     for k in range(r + 1):
         if k > 0:
             point_jets(cd, ws, Pa, Pb, k + 1)                       # p^(k+1) from V^(0..k)
@@ -357,12 +493,10 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                         continue
                     p = Pa[s, cc] if (side == 0 or kind == KIND_6D) else Pb[s, cc]
                     sg = binom[k, s] * (1.0 if side == 0 else -1.0)
-                    mom[0] = sg * (p[1] * f2 - p[2] * f1)
-                    mom[1] = sg * (p[2] * f0 - p[0] * f2)
-                    mom[2] = sg * (p[0] * f1 - p[1] * f0)
                     j = a if side == 0 else b
-                    for i in range(3):
-                        Wall[k, j, i] += mom[i]                     # a pure moment: any point
+                    Wall[k, j, 0] += sg * (p[1] * f2 - p[2] * f1)   # a pure moment: any point
+                    Wall[k, j, 1] += sg * (p[2] * f0 - p[0] * f2)
+                    Wall[k, j, 2] += sg * (p[0] * f1 - p[1] * f0)
         # 2. the free step
         bias_pass(model, ws, k, q, tau, Wall, None)
         recover(model, ws, k, q, tau, Vb, Wb, None, fixed)
@@ -394,18 +528,23 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     info[2] = i
             if info[1] > 1e-6 and enorm > 1e-12:
                 return INCONSISTENT
-        dV[:] = 0.0
-        for l in range(m):
-            x = lk[l]
-            for j in range(N):
-                for i in range(6):
-                    dV[j, i] += x * RV[l, j, i]
-                    W[k, j, i] += x * RW[l, j, i]
-            for i in range(n):
-                q[k + 2, i] += x * Rq[l, i]
+        WA[:] = 0.0                                                 # the wrenches of λ^(k)
+        for cc in range(nc):
+            a, b = cd.body_a[cc], cd.body_b[cc]
+            for i in range(cd.kind[cc]):
+                x = lk[cd.row[cc] + i]
+                _unit_wrench(cd, cc, i, Pa, Pb, wa, wb)
+                for t in range(6):
+                    WA[a, t] -= x * wa[t]
+                    if b >= 0:
+                        WA[b, t] -= x * wb[t]
+        linear_step(model, ws, fixed, WA, qt, dV, dW, dq)           # their response
+        for i in range(n):
+            q[k + 2, i] += dq[i]
         for j in range(N):
             for i in range(6):
                 V[k + 1, j, i] += dV[j, i]
+                W[k, j, i] += dW[j, i]
             _com_order(j, k + 2, V, binom, c)                       # c^(k+2) with the final V^(k+1)
     base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
     if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
@@ -458,7 +597,12 @@ CONSTRAINED_FORWARD = Kernel(constrained_forward_kernel)
 
 # ---------------------------------------------------------------- public --
 
+_INF = float("inf")
+
+
 def _scalar_arg(x, name, nonneg=True):
+    if type(x) is float and (0.0 if nonneg else -_INF) <= x < _INF:
+        return x                                                   # the common case, quickly
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name}: expected a real number, got {type(x).__name__}")
     x = float(x)
@@ -538,12 +682,6 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     space of ``Jᵀ`` moves along the motion (a planar loop closed by a ball
     joint on a rotating base).
     """
-    from .._checks import (about_base, applied_arg, check_applied_slow, check_jet,
-                           check_motion_slow, motion_args, raise_for)
-    from ..forward import force_args
-    from ..model import check_model_order
-    from ..workspace import workspace_for
-    from .constraints import check_constraints
     r = check_model_order(model, order)
     cs = check_constraints(model, constraints)
     alpha, beta = baumgarte_arg(baumgarte)
@@ -575,7 +713,6 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
             check_jet(tau, "tau", (r + 1, n)),
             check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
             check_applied_slow(model, applied, r + 1)))
-    from .results import ConstrainedForwardDynamicsResult
     rank = int(info[0])
     V_out, q_out = ws.base_twist.copy(), ws.q.copy()
     if rank < cs.n_rows and r > 0:
