@@ -6,20 +6,21 @@ Order k, given everything of orders ``0..k−1``:
 1. the constraint forces' known wrench terms of order k,
    ``Σ_{a=1}^{k} binom(k, a) T(p^(a))ᵀ λ^(k−a)`` (the point jets ``p^(a)``
    of the contact points), join the applied wrench jets;
-2. the articulated-body step of order k (H-GABI-FBS, SPEC §5) without
-   ``λ^(k)`` gives the free motion ``ν_f^(k+1)`` and the free rate
-   ``e_k = (J ν)^(k+1)_f`` (plus the Baumgarte terms);
+2. the bias pass of order k (H-GABI-FBS, SPEC §5) without ``λ^(k)``, and
+   the free motion ``ν_f^(k+1)`` it gives on the paths from the base to the
+   constrained bodies, which is all the free rate ``e_k = (J ν)^(k+1)_f``
+   (plus the Baumgarte terms) reads;
 3. ``λ^(k) = −Λ e_k`` with ``Λ⁻¹ = J M⁻¹ Jᵀ`` (pseudo-inverse when the
-   constraints are redundant), and every order-k quantity of the passes
-   (``V^(k+1)``, ``q^(k+2)``, ``W^(k)``, ``c^(k+2)``) moves by its response to
-   ``λ^(k)``.
+   constraints are redundant); its wrenches join the articulated bias of
+   their bodies' ancestors (the bias pass is linear in the applied wrenches),
+   and the recovery pass of order k gives the final ``V^(k+1)``, ``q^(k+2)``,
+   ``W^(k)`` and ``c^(k+2)``.
 
 The responses to a unit force along each row of ``λ`` are ``m`` solves
 against the articulated inertias (the linear part of one articulated-body
 step), formed once per call with ``Λ⁻¹``, each only along the paths from
 the base to the constrained bodies; every order reuses ``Λ``, as it reuses
-``M^A`` (Lemma 2), and moves its quantities by one such solve driven by the
-wrenches of ``λ^(k)``. ``Λ`` is the inverse of ``Λ⁻¹`` from its Cholesky
+``M^A`` (Lemma 2). ``Λ`` is the inverse of ``Λ⁻¹`` from its Cholesky
 factor when that proves ``Λ⁻¹`` well conditioned (``κ∞(Λ⁻¹) · rank_rtol <
 1/2``, which bounds every eigenvalue above ``rank_rtol`` times the largest),
 else its pseudo-inverse from the eigendecomposition.
@@ -49,9 +50,8 @@ from .._jit import Kernel, njit
 from ..articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
                            configuration, recover)
 from ..forward import base_outputs, check_base_applied, force_args
-from ..inertia import _com_order
 from ..model import check_model_order
-from ..se3 import _log_so3_into
+from ..se3 import _log_so3_into, _shift_wrench_acc
 from ..workspace import workspace_for
 from .constraints import KIND_1D, KIND_6D, check_constraints
 from .results import ConstrainedForwardDynamicsResult
@@ -189,108 +189,133 @@ def constraint_error_kernel(cd, ws, Pa, out):
 
 
 @njit(inline=True)
-def _unit_wrench(cd, c, i, Pa, Pb, wa, wb):
-    """The wrenches (about ``o``) on bodies a and b of a unit force along row
-    ``i`` of constraint ``c``: ``T(p_a)ᵀ e_i`` and ``−T(p_a)ᵀ e_i`` (6-D),
-    ``±(p × e, e)`` at each body's point (3-D, 1-D: ``e = n``)."""
-    wa[:] = 0.0
-    wb[:] = 0.0
-    kind = cd.kind[c]
-    if kind == KIND_6D and i < 3:
-        wa[i] = 1.0
-        wb[i] = -1.0
-        return
+def _row_direction(kind, i, n0, n1, n2):
+    """``(moment, e)`` of row ``i`` of a constraint of kind ``kind``: a unit
+    moment about ``e`` (6-D rows 0–2) or a unit force along ``e`` (``n`` for
+    1-D). Its wrench about ``o`` is ``(e, 0)``, or ``(p × e, e)`` at the
+    contact point ``p``, on body a, and minus that on body b (SPEC §13.1)."""
     if kind == KIND_1D:
-        e0, e1, e2 = cd.normal[c, 0], cd.normal[c, 1], cd.normal[c, 2]
-    else:
-        l = i - 3 if kind == KIND_6D else i
-        e0 = 1.0 if l == 0 else 0.0
-        e1 = 1.0 if l == 1 else 0.0
-        e2 = 1.0 if l == 2 else 0.0
-    pa = Pa[0, c]
-    pb = pa if kind == KIND_6D else Pb[0, c]
-    wa[0] = pa[1] * e2 - pa[2] * e1
-    wa[1] = pa[2] * e0 - pa[0] * e2
-    wa[2] = pa[0] * e1 - pa[1] * e0
-    wb[0] = -(pb[1] * e2 - pb[2] * e1)
-    wb[1] = -(pb[2] * e0 - pb[0] * e2)
-    wb[2] = -(pb[0] * e1 - pb[1] * e0)
-    wa[3], wa[4], wa[5] = e0, e1, e2
-    wb[3], wb[4], wb[5] = -e0, -e1, -e2
+        return False, n0, n1, n2
+    l = i - 3 if kind == KIND_6D else i
+    e0 = 1.0 if l == 0 or l == -3 else 0.0
+    e1 = 1.0 if l == 1 or l == -2 else 0.0
+    e2 = 1.0 if l == 2 or l == -1 else 0.0
+    return l < 0, e0, e1, e2
 
 
 @njit
-def response(model, ws, a, wa, b, wb, fixed, WA, qt, RV, RW, Rq):
-    """The linear part of one articulated-body step (SPEC §5) driven by the
-    wrenches ``wa`` on body ``a`` and ``wb`` on body ``b`` (``b < 0``: none),
-    about ``o``: ``ΔV_j``, ``ΔW_j``, ``Δq̈`` into ``RV, RW, Rq``."""
-    WA[:] = 0.0
-    for i in range(6):
-        WA[a, i] -= wa[i]                                          # the bias pass's − W_app
-        if b >= 0:
-            WA[b, i] -= wb[i]
-    linear_step(model, ws, fixed, WA, qt, RV, RW, Rq)
-
-
-@njit
-def linear_step(model, ws, fixed, WA, qt, RV, RW, Rq):
-    """The linear part of one articulated-body step (SPEC §5) with ``WA``
-    holding ``−W_app`` per body on entry (the articulated bias on return):
-    ``ΔV_j``, ``ΔW_j``, ``Δq̈`` into ``RV, RW, Rq``."""
-    parent, S, MA, U, D = model.body_parent, ws.S, ws.MA, ws.U, ws.D
-    N = parent.shape[0]
-    for j in range(N - 1, 0, -1):
-        s = 0.0
-        for i in range(6):
-            s += S[0, j, i] * WA[j, i]
-        qt[j] = -s / D[j]                                          # q̃_j
-        p = parent[j]
-        for i in range(6):
-            WA[p, i] += WA[j, i] + U[j, i] * qt[j]
-    if fixed:
-        RV[0] = 0.0
-    else:
-        for i in range(6):
-            RV[0, i] = -WA[0, i]
-        cholesky6_solve(ws.L, RV[0])                               # ΔV₀
-    for j in range(1, N):
-        p = parent[j]
-        s = 0.0
-        for i in range(6):
-            s += U[j, i] * RV[p, i]
-        dq = qt[j] - s / D[j]
-        Rq[j - 1] = dq
-        for i in range(6):
-            RV[j, i] = RV[p, i] + S[0, j, i] * dq
-    for j in range(N):
-        for i in range(6):
-            acc = WA[j, i]
-            for l in range(6):
-                acc += MA[j, i, l] * RV[j, l]
-            RW[j, i] = acc
-    if not fixed:
-        RW[0] = 0.0                                                # the base wrench is given
-
-
-@njit
-def unit_responses(model, ws, cd, Pa, Pb, fixed, RV, WA, qt, wa, wb):
-    """``RV[l]``: ``ΔV_j`` of the response to a unit force along row ``l``
-    (:func:`response`), for every ``j`` on the paths from the base to the
-    constrained bodies (the other rows of ``RV[l]`` are not written). A force
-    on bodies a and b moves the articulated bias of their ancestors only, so
-    the leaves-first pass visits those, and the parents-first pass the paths;
-    the rows of one constraint go through each body together. ``WA`` (6, N,
-    6), ``qt`` (6, N), ``wa``, ``wb`` (6,): scratch."""
-    parent, S, U, D = model.body_parent, ws.S, ws.U, ws.D
-    N, nc = parent.shape[0], cd.kind.shape[0]
-    flags = np.zeros((2, N), np.bool_)
-    need = flags[0]                             # on a path to a constrained body
-    up = flags[1]                               # an ancestor of this constraint's bodies
-    for c in range(nc):
+def constrained_paths(model, cd, need):
+    """``need[j]``: body ``j > 0`` is a constrained body or an ancestor of one."""
+    parent = model.body_parent
+    need[:] = False
+    for c in range(cd.kind.shape[0]):
         for j in (cd.body_a[c], cd.body_b[c]):
             while j > 0 and not need[j]:
                 need[j] = True
                 j = parent[j]
+
+
+@njit
+def free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs):
+    """The recovery pass of order k (``articulated.recover``) on the bodies of
+    ``need`` only: ``V^(k+1)`` written over the bias twists there (saved in
+    ``Vs``, with ``V₀^(k+1)``'s row 0), for the free rate to read; undo with
+    :func:`restore_bias_twists`."""
+    parent, S, V, U, D, W = model.body_parent, ws.S, ws.V, ws.U, ws.D, ws.W
+    N = parent.shape[0]
+    for i in range(6):
+        Vs[0, i] = V[k + 1, 0, i]
+        V[k + 1, 0, i] = 0.0 if fixed else -W[k, 0, i]
+    if not fixed:
+        _shift_wrench_acc(1.0, Wb[k], ws.d, V[k + 1, 0])
+        cholesky6_solve(ws.L, V[k + 1, 0])                             # V₀^(k+1)
+    for j in range(1, N):
+        if not need[j]:
+            continue
+        p = parent[j]
+        s = 0.0
+        for i in range(6):
+            Vs[j, i] = V[k + 1, j, i]
+            s += U[j, i] * V[k + 1, p, i]
+        x = q[k + 2, j - 1] - s / D[j]                                  # q^(k+2)
+        for i in range(6):
+            V[k + 1, j, i] += S[0, j, i] * x + V[k + 1, p, i]
+
+
+@njit
+def restore_bias_twists(ws, k, need, Vs):
+    """Undo :func:`free_motion_on_paths`: the bias twists back in ``V^(k+1)``."""
+    V = ws.V
+    for j in range(need.shape[0]):
+        if j == 0 or need[j]:
+            for i in range(6):
+                V[k + 1, j, i] = Vs[j, i]
+
+
+@njit
+def force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW):
+    """The wrenches of ``λ^(k)`` (``lk``) added to the bias pass of order k:
+    to ``W^(k)`` (the articulated bias ``W^A``) and ``q^(k+2)`` (``q̃``) of the
+    constrained bodies and their ancestors (``dW`` (N, 6): scratch)."""
+    parent, S, U, D, W = model.body_parent, ws.S, ws.U, ws.D, ws.W
+    N = parent.shape[0]
+    for j in range(N):
+        if j == 0 or need[j]:
+            for t in range(6):
+                dW[j, t] = 0.0
+    for c in range(cd.kind.shape[0]):                                  # − the wrenches of λ_c
+        a, b, kind = cd.body_a[c], cd.body_b[c], cd.kind[c]
+        f0, f1, f2 = _force(cd, c, lk)
+        x, y, z = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
+        m0, m1, m2 = y * f2 - z * f1, z * f0 - x * f2, x * f1 - y * f0
+        if kind == KIND_6D:
+            r0 = cd.row[c]
+            m0, m1, m2 = m0 + lk[r0], m1 + lk[r0 + 1], m2 + lk[r0 + 2]
+        dW[a, 0] -= m0
+        dW[a, 1] -= m1
+        dW[a, 2] -= m2
+        dW[a, 3] -= f0
+        dW[a, 4] -= f1
+        dW[a, 5] -= f2
+        if b >= 0:
+            if kind != KIND_6D:
+                x, y, z = Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2]
+                m0, m1, m2 = y * f2 - z * f1, z * f0 - x * f2, x * f1 - y * f0
+            dW[b, 0] += m0
+            dW[b, 1] += m1
+            dW[b, 2] += m2
+            dW[b, 3] += f0
+            dW[b, 4] += f1
+            dW[b, 5] += f2
+    for j in range(N - 1, 0, -1):
+        if not need[j]:
+            continue
+        s = 0.0
+        for t in range(6):
+            s += S[0, j, t] * dW[j, t]
+        x = -s / D[j]
+        q[k + 2, j - 1] += x                                           # q̃_j
+        p = parent[j]
+        for t in range(6):
+            W[k, j, t] += dW[j, t]
+            dW[p, t] += dW[j, t] + U[j, t] * x
+    for t in range(6):
+        W[k, 0, t] += dW[0, t]
+
+
+@njit
+def unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, WA, qt):
+    """``RV[l]``: ``ΔV_j`` of the response to a unit force along row ``l`` (the
+    linear part of one articulated-body step, SPEC §5, driven by its wrenches
+    of :func:`_row_direction`), for every ``j`` on the paths from the base to the
+    constrained bodies, ``need`` (the other rows of ``RV[l]`` are not written). A force
+    on bodies a and b moves the articulated bias of their ancestors only, so
+    the leaves-first pass visits those, and the parents-first pass the paths;
+    the rows of one constraint go through each body together. ``WA`` (6, N,
+    6), ``qt`` (6, N): scratch."""
+    parent, S, U, D = model.body_parent, ws.S, ws.U, ws.D
+    N, nc = parent.shape[0], cd.kind.shape[0]
+    up = np.zeros(N, np.bool_)                  # an ancestor of this constraint's bodies
     for c in range(nc):
         a, b, mc, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
         up[:] = False
@@ -298,15 +323,37 @@ def unit_responses(model, ws, cd, Pa, Pb, fixed, RV, WA, qt, wa, wb):
             while j > 0 and not up[j]:
                 up[j] = True
                 j = parent[j]
+        ax, ay, az = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
+        bx, by, bz = (ax, ay, az) if mc == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2])
         for i in range(mc):
-            _unit_wrench(cd, c, i, Pa, Pb, wa, wb)
             for j in range(N):
                 if j == 0 or up[j]:
-                    WA[i, j] = 0.0
-            for t in range(6):
-                WA[i, a, t] -= wa[t]                               # the bias pass's − W_app
+                    for t in range(6):
+                        WA[i, j, t] = 0.0
+            moment, e0, e1, e2 = _row_direction(mc, i, cd.normal[c, 0], cd.normal[c, 1],
+                                                cd.normal[c, 2])
+            if moment:                                             # the bias pass's − W_app
+                WA[i, a, 0] -= e0
+                WA[i, a, 1] -= e1
+                WA[i, a, 2] -= e2
                 if b >= 0:
-                    WA[i, b, t] -= wb[t]
+                    WA[i, b, 0] += e0
+                    WA[i, b, 1] += e1
+                    WA[i, b, 2] += e2
+                continue
+            WA[i, a, 0] -= ay * e2 - az * e1
+            WA[i, a, 1] -= az * e0 - ax * e2
+            WA[i, a, 2] -= ax * e1 - ay * e0
+            WA[i, a, 3] -= e0
+            WA[i, a, 4] -= e1
+            WA[i, a, 5] -= e2
+            if b >= 0:
+                WA[i, b, 0] += by * e2 - bz * e1
+                WA[i, b, 1] += bz * e0 - bx * e2
+                WA[i, b, 2] += bx * e1 - by * e0
+                WA[i, b, 3] += e0
+                WA[i, b, 4] += e1
+                WA[i, b, 5] += e2
         for j in range(N - 1, 0, -1):
             if not up[j]:
                 continue
@@ -443,24 +490,22 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
     # scratch, a few arrays of each shape
     P = np.zeros((2, r + 3, nc, 3))
     Pa, Pb = P[0], P[1]
-    B6 = np.empty((8, N, 6))
-    WA, dV, dW = B6[0], B6[6], B6[7]
-    w6 = np.empty((2, 6))
-    wa, wb = w6[0], w6[1]
+    B6 = np.empty((6, N, 6))
+    dW, Vs = B6[0], B6[1]
+    need = np.zeros(N, np.bool_)
+    constrained_paths(model, cd, need)
     E = np.zeros((4, m))
     e, ek, ekm, phi = E[0], E[1], E[2], E[3]
     GG = np.zeros((4, m, m))
     G, Gp = GG[0], GG[1]
     Q = np.empty((6, N))
-    qt = Q[0]
-    dq = np.empty(n)
     RV = np.empty((m, N, 6))
     contact_points(cd, ws, Pa, Pb)
     point_jets(cd, ws, Pa, Pb, 1)
     # --- responses to unit forces and Λ⁻¹ = J M⁻¹ Jᵀ (once) ---
-    unit_responses(model, ws, cd, Pa, Pb, fixed, RV, B6[:6], Q, wa, wb)
+    unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q)
     for l in range(m):
-        _response_rate(cd, RV[l], Pa, Pb, e)
+        _response_rate(cd, RV, l, Pa, Pb, e)
         for i in range(m):
             G[i, l] = e[i]
     for i in range(m):
@@ -497,17 +542,18 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     Wall[k, j, 0] += sg * (p[1] * f2 - p[2] * f1)   # a pure moment: any point
                     Wall[k, j, 1] += sg * (p[2] * f0 - p[0] * f2)
                     Wall[k, j, 2] += sg * (p[0] * f1 - p[1] * f0)
-        # 2. the free step
+        # 2. the bias pass, and the free rate from the free motion on the paths
         bias_pass(model, ws, k, q, tau, Wall, None)
-        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)
+        free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs)
         point_jets(cd, ws, Pa, Pb, k + 2)                           # free p^(k+2)
         constraint_rate(cd, V, Pa, Pb, k + 1, binom, e)
+        restore_bias_twists(ws, k, need, Vs)
         if alpha != 0.0 or beta != 0.0:
             constraint_rate(cd, V, Pa, Pb, k, binom, ek)
             for i in range(m):
                 e[i] += 2.0 * alpha * ek[i] + beta * beta * (phi[i] if k == 0 else ekm[i])
             ekm[:] = ek
-        # 3. λ^(k) = −Λ e, and the responses
+        # 3. λ^(k) = −Λ e, its wrenches in the bias pass, and the recovery pass
         lk = lam[k]
         for i in range(m):
             acc = 0.0
@@ -528,24 +574,8 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     info[2] = i
             if info[1] > 1e-6 and enorm > 1e-12:
                 return INCONSISTENT
-        WA[:] = 0.0                                                 # the wrenches of λ^(k)
-        for cc in range(nc):
-            a, b = cd.body_a[cc], cd.body_b[cc]
-            for i in range(cd.kind[cc]):
-                x = lk[cd.row[cc] + i]
-                _unit_wrench(cd, cc, i, Pa, Pb, wa, wb)
-                for t in range(6):
-                    WA[a, t] -= x * wa[t]
-                    if b >= 0:
-                        WA[b, t] -= x * wb[t]
-        linear_step(model, ws, fixed, WA, qt, dV, dW, dq)           # their response
-        for i in range(n):
-            q[k + 2, i] += dq[i]
-        for j in range(N):
-            for i in range(6):
-                V[k + 1, j, i] += dV[j, i]
-                W[k, j, i] += dW[j, i]
-            _com_order(j, k + 2, V, binom, c)                       # c^(k+2) with the final V^(k+1)
+        force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW)
+        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)          # V^(k+1), q^(k+2), W^(k), c^(k+2)
     base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
     if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
             and _all_finite(ws.base_wrench.reshape(-1)) and _all_finite(lam.reshape(-1))):
@@ -566,30 +596,27 @@ def _force(cd, c, lk):
 
 
 @njit
-def _response_rate(cd, RVl, Pa, Pb, out):
-    """``J ΔV`` (m,) of one response (the order-0 rows of SPEC §13.1 with the
+def _response_rate(cd, RV, l, Pa, Pb, out):
+    """``J ΔV`` (m,) of response ``l`` (the order-0 rows of SPEC §13.1 with the
     point velocities ``Δω × p + Δv``)."""
     for c in range(cd.kind.shape[0]):
-        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
-        pa = Pa[0, c]
-        pb = pa if cd.kind[c] == KIND_6D else Pb[0, c]
-        wa, wb = RVl[a], RVl[max(b, 0)]
+        a, b, r0, kind = cd.body_a[c], cd.body_b[c], cd.row[c], cd.kind[c]
+        b0 = max(b, 0)
         sb = 1.0 if b >= 0 else 0.0
-        va0 = wa[3] + wa[1] * pa[2] - wa[2] * pa[1]
-        va1 = wa[4] + wa[2] * pa[0] - wa[0] * pa[2]
-        va2 = wa[5] + wa[0] * pa[1] - wa[1] * pa[0]
-        vb0 = sb * (wb[3] + wb[1] * pb[2] - wb[2] * pb[1])
-        vb1 = sb * (wb[4] + wb[2] * pb[0] - wb[0] * pb[2])
-        vb2 = sb * (wb[5] + wb[0] * pb[1] - wb[1] * pb[0])
-        if cd.kind[c] == KIND_6D:
-            for i in range(3):
-                out[r0 + i] = wa[i] - sb * wb[i]
-            out[r0 + 3], out[r0 + 4], out[r0 + 5] = va0 - vb0, va1 - vb1, va2 - vb2
-        elif cd.kind[c] == KIND_1D:
-            n = cd.normal[c]
-            out[r0] = n[0] * (va0 - vb0) + n[1] * (va1 - vb1) + n[2] * (va2 - vb2)
+        ax, ay, az = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
+        bx, by, bz = (ax, ay, az) if kind == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2])
+        w0, w1, w2 = RV[l, a, 0], RV[l, a, 1], RV[l, a, 2]
+        u0, u1, u2 = sb * RV[l, b0, 0], sb * RV[l, b0, 1], sb * RV[l, b0, 2]
+        d0 = RV[l, a, 3] + w1 * az - w2 * ay - sb * RV[l, b0, 3] - (u1 * bz - u2 * by)
+        d1 = RV[l, a, 4] + w2 * ax - w0 * az - sb * RV[l, b0, 4] - (u2 * bx - u0 * bz)
+        d2 = RV[l, a, 5] + w0 * ay - w1 * ax - sb * RV[l, b0, 5] - (u0 * by - u1 * bx)
+        if kind == KIND_6D:
+            out[r0], out[r0 + 1], out[r0 + 2] = w0 - u0, w1 - u1, w2 - u2
+            out[r0 + 3], out[r0 + 4], out[r0 + 5] = d0, d1, d2
+        elif kind == KIND_1D:
+            out[r0] = cd.normal[c, 0] * d0 + cd.normal[c, 1] * d1 + cd.normal[c, 2] * d2
         else:
-            out[r0], out[r0 + 1], out[r0 + 2] = va0 - vb0, va1 - vb1, va2 - vb2
+            out[r0], out[r0 + 1], out[r0 + 2] = d0, d1, d2
 
 
 CONSTRAINED_FORWARD = Kernel(constrained_forward_kernel)
