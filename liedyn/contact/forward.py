@@ -5,7 +5,8 @@ Order k, given everything of orders ``0..k−1``:
 
 1. the constraint forces' known wrench terms of order k,
    ``Σ_{a=1}^{k} binom(k, a) T(p^(a))ᵀ λ^(k−a)`` (the point jets ``p^(a)``
-   of the contact points), join the applied wrench jets;
+   of the contact points), pure moments, join the applied wrenches of the
+   bias pass (they are added to ``W^(k)`` before it, as ``−W_app``);
 2. the bias pass of order k (H-GABI-FBS, SPEC §5) without ``λ^(k)``, and
    the free motion ``ν_f^(k+1)`` it gives on the paths from the base to the
    constrained bodies, which is all the free rate ``e_k = (J ν)^(k+1)_f``
@@ -411,18 +412,18 @@ def contact_inverse(G, rank_rtol, Gp, L, X):
                     ok = False
                     break
                 L[i, i] = np.sqrt(s)
+                X[i, i] = 1.0 / L[i, i]                            # the diagonal of L⁻¹
             else:
-                L[i, j] = s / L[j, j]
+                L[i, j] = s * X[j, j]
         if not ok:
             break
     if ok:
         for j in range(m):                                         # X = L⁻¹ (lower part)
-            X[j, j] = 1.0 / L[j, j]
             for i in range(j + 1, m):
                 s = 0.0
                 for k in range(j, i):
                     s -= L[i, k] * X[k, j]
-                X[i, j] = s / L[i, i]
+                X[i, j] = s * X[i, i]
         for i in range(m):
             for j in range(i + 1):
                 s = 0.0
@@ -522,13 +523,10 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         if status != OK:
             return status
     # --- the orders ---
-    Wall = np.zeros((r + 1, N, 6))
-    if W_app.shape[0] > 0:
-        Wall[:] = W_app
     for k in range(r + 1):
         if k > 0:
             point_jets(cd, ws, Pa, Pb, k + 1)                       # p^(k+1) from V^(0..k)
-        # 1. the known wrench terms of λ^(0..k−1), about o, into the applied jets
+        # 1. the known wrench terms of λ^(0..k−1) into W^(k), as the bias pass adds − W_app
         for cc in range(nc):
             a, b, kind, r0 = cd.body_a[cc], cd.body_b[cc], cd.kind[cc], cd.row[cc]
             for s in range(1, k + 1):
@@ -539,11 +537,11 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     p = Pa[s, cc] if (side == 0 or kind == KIND_6D) else Pb[s, cc]
                     sg = binom[k, s] * (1.0 if side == 0 else -1.0)
                     j = a if side == 0 else b
-                    Wall[k, j, 0] += sg * (p[1] * f2 - p[2] * f1)   # a pure moment: any point
-                    Wall[k, j, 1] += sg * (p[2] * f0 - p[0] * f2)
-                    Wall[k, j, 2] += sg * (p[0] * f1 - p[1] * f0)
+                    W[k, j, 0] -= sg * (p[1] * f2 - p[2] * f1)      # a pure moment: any point
+                    W[k, j, 1] -= sg * (p[2] * f0 - p[0] * f2)
+                    W[k, j, 2] -= sg * (p[0] * f1 - p[1] * f0)
         # 2. the bias pass, and the free rate from the free motion on the paths
-        bias_pass(model, ws, k, q, tau, Wall, None)
+        bias_pass(model, ws, k, q, tau, W_app, None)
         free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs)
         point_jets(cd, ws, Pa, Pb, k + 2)                           # free p^(k+2)
         constraint_rate(cd, V, Pa, Pb, k + 1, binom, e)
