@@ -471,8 +471,7 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         status = check_base_applied(model, Wb, W_app, r, model.floating_base)
     if status != OK:
         return status
-    N, n = model.body_parent.shape[0], q0.shape[1]
-    nc, m = cd.kind.shape[0], cd.row[-1]
+    N, nc, m = model.body_parent.shape[0], cd.kind.shape[0], cd.row[-1]
     fixed = not model.floating_base
     V0 = V0[:1]
     Vb = V0[:0]
@@ -488,7 +487,7 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         status = cholesky6(ws.MA[0], ws.L)
         if status != OK:
             return status
-    # scratch, a few arrays of each shape
+    # scratch, a few arrays of each shape (B6: the unit responses', then the orders' dW, Vs)
     P = np.zeros((2, r + 3, nc, 3))
     Pa, Pb = P[0], P[1]
     B6 = np.empty((6, N, 6))
@@ -573,7 +572,7 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
             if info[1] > 1e-6 and enorm > 1e-12:
                 return INCONSISTENT
         force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW)
-        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)          # V^(k+1), q^(k+2), W^(k), c^(k+2)
+        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)          # the final order-k quantities
     base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
     if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
             and _all_finite(ws.base_wrench.reshape(-1)) and _all_finite(lam.reshape(-1))):
