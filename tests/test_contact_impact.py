@@ -23,7 +23,7 @@ def _solo_on_ground(model, feet, rng, closing):
     P = foot_points(model, C0, q)
     contacts = [ld.PointContact(f, ld.Plane([0, 0, 1], height=P[FEET.index(f), 2], name=f))
                 for f in feet]
-    cs = ld.ConstraintSet(model, [ld.Contact1D(f, [0, 0, 1]) for f in feet])
+    cs = ld.ConstraintSet(model, [ld.Contact1D(f, normal=[0, 0, 1]) for f in feet])
     J = ld.constraint_jacobian(model, cs, C0, None, q[None], 0)[0]
     nu = rng.normal(scale=0.5, size=model.nv)
     nu += np.linalg.lstsq(J, np.asarray(closing, float) - J @ nu, rcond=None)[0]
@@ -53,7 +53,7 @@ def test_one_contact_closed_form_and_energy_law(e):
     assert_close(loss, (1 - e * e) * 0.5 * vm * vm / W, 1e-10, 1e-12, what="(1 − e²) ½ v²/W")
     assert_close(out.contact_energy_after, e * e * out.contact_energy_before, 1e-10, 1e-14,
                  what="contact energy after = e² before")
-    bil = ld.impulse_dynamics(model, ld.ConstraintSet(model, [ld.Contact1D("FL_FOOT", [0, 0, 1])]),
+    bil = ld.impulse_dynamics(model, ld.ConstraintSet(model, [ld.Contact1D("FL_FOOT", normal=[0, 0, 1])]),
                               C0, V0, q, restitution=e)
     assert_close(bil.impulse, [Lam], 1e-11, what="impulse_dynamics Λ")
 
@@ -152,7 +152,7 @@ def test_impact_reads_the_closed_contacts_only():
     assert out.impulse[0] == 0.0 and out.impulse[1:].min() >= -1e-14
     assert_close(out.impulse.sum(), BOX_MASS, 1e-13, what="Σ Λ = m |v⁻|")
     assert np.abs(out.velocity_after).max() < 1e-12                  # the rigid box stops
-    cs = ld.ConstraintSet(model, [ld.Contact1D(f"c{i}", [0, 0, 1]) for i in (1, 2, 3)])
+    cs = ld.ConstraintSet(model, [ld.Contact1D(f"c{i}", normal=[0, 0, 1]) for i in (1, 2, 3)])
     J = ld.constraint_jacobian(model, cs, C0, None, np.zeros((1, 0)), 0)[0]
     MiJt = np.linalg.solve(ld.mass_matrix(model, C0, np.zeros(0)), J.T)
     scalar = -(J @ V[0]) / np.diag(J @ MiJt)

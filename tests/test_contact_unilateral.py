@@ -90,7 +90,7 @@ def _enumerated_lcp(bridge, model, contacts, C0, q, tau):
     """Every active set ``S`` of the LCP at rest: ``W_SS λ_S = −b_S`` with
     ``W = J M⁻¹ Jᵀ`` and ``b = J ν̇_f`` (``J̇ ν = 0`` at rest) from
     Pinocchio's CRBA and ABA; the ones meeting the signs."""
-    cs = ld.ConstraintSet(model, [ld.Contact1D(c.frame, c.plane.normal) for c in contacts])
+    cs = ld.ConstraintSet(model, [ld.Contact1D(c.frame, normal=c.plane.normal) for c in contacts])
     J = ld.constraint_jacobian(model, cs, C0, None, q[None], 0)[0]
     M = bridge.mass_matrix(C0, q)
     dV, ddq = bridge.aba(C0, np.zeros((1, 6)), np.vstack([q, np.zeros_like(q)]),
@@ -159,7 +159,7 @@ def test_solo_jets_on_a_strict_active_set_are_the_bilateral_jets():
     q2 = np.vstack([q, np.zeros_like(q)])
     res = ld.unilateral_forward_dynamics(model, contacts, C0, np.zeros((1, 6)), q2, r, tau=tau,
                                          base_wrench=np.zeros((r + 1, 6)))
-    cs = ld.ConstraintSet(model, [ld.Contact1D(contacts[i].frame, contacts[i].plane.normal)
+    cs = ld.ConstraintSet(model, [ld.Contact1D(contacts[i].frame, normal=contacts[i].plane.normal)
                                   for i in S])
     bil = ld.constrained_forward_dynamics(model, cs, C0, np.zeros((1, 6)), q2, r, tau=tau,
                                           base_wrench=np.zeros((r + 1, 6)))
