@@ -608,7 +608,7 @@ def simulate(robot, law, C0, x0, horizon, dt, baumgarte=BAUMGARTE, progress=Fals
             print(f"    t = {t:.2f} s of {horizon:g} s", file=sys.stderr, flush=True)
     rec.seconds = time.perf_counter() - start
     if rec.diverged_at is not None:
-        keep = rec.time <= rec.diverged_at
+        keep = rec.time < rec.diverged_at       # the samples before the one that failed
         for f in ("time", "base_pose", "x", "u", "force", "drift"):
             setattr(rec, f, getattr(rec, f)[keep])
     return rec
@@ -645,12 +645,17 @@ def table(runs, reference, horizon):
     for (name, start), run in runs.items():
         pos, rot = base_errors(run, reference)
         sel = run.time >= horizon / 2.0 if start == "perturbed" else np.ones(len(run.time), bool)
+        window = f"{horizon / 2:g}-{horizon:g} s" if start == "perturbed" else f"0-{horizon:g} s"
+        if not sel.any():                     # diverged in the first half: the whole run
+            sel[:] = True
+            window = f"0-{run.time[-1]:g} s"
         margin, normal = cone_margin(run.force)
         f = run.force.reshape(len(run.force), 4, 3)
-        ratio = np.linalg.norm(f[:, :, :2], axis=2) / np.maximum(f[:, :, 2], 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(f[:, :, 2] > 0, np.linalg.norm(f[:, :, :2], axis=2) / f[:, :, 2],
+                             np.inf)
         rows.append(dict(
-            law=name, start=start,
-            window=f"{horizon / 2:g}-{horizon:g} s" if start == "perturbed" else f"0-{horizon:g} s",
+            law=name, start=start, window=window,
             pos_rms=float(np.sqrt(np.mean(pos[sel] ** 2))), pos_max=float(pos[sel].max()),
             rot_rms=float(np.sqrt(np.mean(rot[sel] ** 2))), rot_max=float(rot[sel].max()),
             min_normal=float(normal.min()), min_cone_margin=float(margin.min()),
