@@ -3,7 +3,7 @@ base sways and rolls: exact linearization fed by constrained inverse
 dynamics of order 2 (SPEC §11.4 with the contacts of SPEC §13), against a
 law that drops τ̈ and rigid computed torque.
 
-    python -m experiments.legged_elastic            # quick: 1.5 s, dt = 1.25 ms, from the reference
+    python -m experiments.legged_elastic            # quick: 1.2 s, dt = 1.5 ms, from the reference
     python -m experiments.legged_elastic --full     # 5 s, dt = 1 ms, also from a perturbed start
 
 The robot is Solo-12 from example-robot-data (2.5 kg, twelve joints), its
@@ -53,8 +53,10 @@ linearization leaves no zero dynamics.
   ``λ_r = −Σ POLES`` put the poles of its linearized loop (rate loop
   included) at ``POLES`` and ``FORCE_POLES``, those of (a), so that
   dropping ``τ̈`` is all that differs. (``elastic_tracking``'s choice, poles
-  ``POLES[:3]`` and ``λ_r = −POLES[3]``, leaves here a pair at
-  −0.6 ± 9.4 i, which the sway excites until the feet pull on the ground.)
+  ``POLES[:3]`` and ``λ_r = −POLES[3]``, leaves here a lightly damped pair
+  at −1.3 ± 18.7 i and errs about as much: 2.2 mm RMS over 1.5 s from the
+  reference; with poles twice slower its pair, −0.6 ± 9.4 i, let the sway
+  pull the feet off the ground.)
 * **(c) rigid computed torque**: the rigid robot with the motor angles as
   joint angles (collocated encoders), velocities projected on the
   constraint, base acceleration from two poles ``POLES[:2]``, joint
@@ -62,7 +64,8 @@ linearization leaves no zero dynamics.
   order 0 (minimum-norm forces) and ``u = τ + B θ̈_cmd``. Its loop has
   real modes near −1400 s⁻¹ (the motor rates reach the commanded
   accelerations through the projected base twist) and undamped elastic
-  modes near ±170 i; the first set the step (RK4 needs ``h < 2.8 / 1400 s``).
+  modes near ±170 i; the first set the step (RK4 needs ``h < 2.8 / 1450 s``,
+  about 1.9 ms).
 
 Every law sees the measured state; the velocity it uses is the measured
 one projected on ``J ν = 0`` (the integrator keeps ``J ν`` at round-off).
@@ -130,7 +133,7 @@ DELTA_BASE = np.array([0.02, -0.02, 0.03, 0.01, -0.01, 0.005])   # perturbed sta
 FD_TIME = 1.3                        # s
 FD_STEPS = (4e-3, 2e-3, 1e-3)        # s
 DIVERGED = 0.5                       # a run stops when the base error exceeds this (rad or m)
-QUICK = dict(horizon=1.5, dt=1.25e-3, starts=("on the reference",))
+QUICK = dict(horizon=1.2, dt=1.5e-3, starts=("on the reference",))
 FULL = dict(horizon=5.0, dt=1e-3, starts=("on the reference", "perturbed"))
 
 
