@@ -65,6 +65,8 @@ STUDIES = (
      False),
     ("elastic_tracking", "control: elastic joints and rotor lag tracked by exact linearization",
      False),
+    ("legged_elastic", "control: Solo-12 on four feet with elastic joints, constrained inverse "
+                       "dynamics of order 2", False),
     ("bench_control", "control: one controller step against single calls", False),
     ("bench_simulate", "simulation: steps per second and their cost split", False),
 )
