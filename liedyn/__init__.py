@@ -16,7 +16,7 @@ from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
 from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
-from .simulate import Inputs, SimulationError, State, Trajectory, simulate
+from .simulation import Inputs, SimulationError, State, Trajectory, simulate
 from .workspace import Workspace
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
                       ConstraintSet, Contact1D, Contact3D, Contact6D,
