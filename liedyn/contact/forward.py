@@ -720,12 +720,7 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     status, call = ws._serve(CONSTRAINED_FORWARD, model, cs.data, C0, about_base("world"), V0,
                              q0, tau_in, Wb, Wa, r, alpha, beta, rtol, lam, info)
     if status == INCONSISTENT:
-        i = int(info[2])
-        raise ValueError(f"constraints: redundant (rank {int(info[0])} of {cs.n_rows} rows) and "
-                         f"the state does not satisfy them: constraint {row_name(cs, i)!r} has a "
-                         f"relative residual {info[1]:.2e} in its acceleration equation; a "
-                         "redundant set needs J ν = 0 (project the velocity, or drop the "
-                         "redundant constraint)")
+        raise ValueError(f"constraints: {inconsistent_message(cs, info)}")
     if status == NOT_ANCHORED:
         c = int(np.flatnonzero(~cs.data.anchored)[0])
         raise ValueError(f"baumgarte: beta > 0 needs the position error of every constraint, "
@@ -780,6 +775,14 @@ def minimum_norm_jets(cs, C0, base_twist, q, lam, rank):
         null_part = -sum(B[k, a] * N[a].T @ out[k - a] for a in range(1, k + 1))
         out[k] = rng_part + N[0] @ null_part
     return out
+
+
+def inconsistent_message(cs, info):
+    """What an ``INCONSISTENT`` status means, from the kernel's ``info``."""
+    return (f"redundant (rank {int(info[0])} of {cs.n_rows} rows) and the state does not "
+            f"satisfy them: constraint {row_name(cs, int(info[2]))!r} has a relative residual "
+            f"{info[1]:.2e} in its acceleration equation; a redundant set needs J ν = 0 "
+            "(project the velocity, or drop the redundant constraint)")
 
 
 def row_name(cs, i):
