@@ -6,10 +6,13 @@
                    :class:`SimulationError`
 ``integrator``     the RKMK4 stages and steps, compiled
 ``run``            the step loop and :func:`simulate`
+``constraints``    held contacts and loops: the constrained stage, the
+                   drift control, :func:`project_state`
 =================  ===================================================
 """
 
+from .constraints import project_state
 from .run import simulate
 from .state import Inputs, SimulationError, State, Trajectory
 
-__all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError"]
+__all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state"]

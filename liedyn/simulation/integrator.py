@@ -40,6 +40,7 @@ from .._checks import OK, _all_finite
 from .._data import _plain_handle
 from .._jit import JIT, Kernel, njit
 from ..forward import forward_dynamics_kernel
+from .constraints import after_step, constrained_stage
 from ..se3 import _dexp_inv_into, _exp_se3_into, _shift_twist, _shift_wrench, _unshift_twist, \
     _unshift_wrench
 
@@ -84,9 +85,10 @@ for _a in (_EMPTY1, _EMPTY2):
 _SIM_FIELDS = ("A", "R", "o", "xn", "K", "F", "Om", "E", "C", "x", "V1", "qq", "tau", "Wb",
                "Wa", "zdot", "about_base")
 
-# The trajectory's state columns, filled by the kernels.
+# The trajectory's state columns, filled by the kernels (the last three,
+# λ, J ν and φ of held constraints, have no columns without them).
 _REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_acceleration",
-               "joint_acceleration")
+               "joint_acceleration", "force", "velocity_residual", "position_residual")
 
 if JIT:
     from numba.experimental import structref as _structref
@@ -120,8 +122,10 @@ def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, about_b
 
 
 @njit
-def _rec_data(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration):
-    return _RecData(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration)
+def _rec_data(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration, force,
+              velocity_residual, position_residual):
+    return _RecData(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration,
+                    force, velocity_residual, position_residual)
 
 
 # ---------------------------------------------------------------- kernels --
@@ -229,16 +233,20 @@ def _rates(ws, sim, i, n):
 
 
 @njit
-def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
-    """Inputs, forward dynamics of order 0 (SPEC §5) and rates of stage ``i``
-    at the stage state. Returns ``(0, 0)``, ``(1, input)`` for a non-finite
-    input (see :func:`_load`) or ``(2, status)`` for a failing kernel."""
+def _evaluate(model, ws, sim, con, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
+    """Inputs, forward dynamics of order 0 (SPEC §5; with held constraints
+    ``con``, SPEC §13.2) and rates of stage ``i`` at the stage state. Returns
+    ``(0, 0)``, ``(1, input)`` for a non-finite input (see :func:`_load`) or
+    ``(2, status)`` for a failing kernel."""
     bad = _load(sim, tau_u, W_u, Wa_u, z_u, base_ref)
     if bad != 0:
         return 1, bad
     Wa = sim.Wa if Wa_u.shape[0] != 0 else sim.Wa[:0]
-    status = forward_dynamics_kernel(model, ws, sim.C, sim.about_base, sim.V1, sim.qq, sim.tau,
-                                     sim.Wb, Wa, ws.order)
+    if con is None:
+        status = forward_dynamics_kernel(model, ws, sim.C, sim.about_base, sim.V1, sim.qq,
+                                         sim.tau, sim.Wb, Wa, ws.order)
+    else:
+        status = constrained_stage(model, ws, sim, con, i, Wa)
     if status != OK:
         return 2, status
     _rates(ws, sim, i, n)
@@ -312,9 +320,9 @@ def _error_norm(sim, h, e, rtol, atol, floating):
 
 
 @njit
-def _record(sim, rec, k, t, base_ref, n):
-    """Sample ``k``: the state and the first stage's accelerations, twists
-    about the reference point."""
+def _record(sim, con, rec, k, t, base_ref, n):
+    """Sample ``k``: the state and the first stage's accelerations (and
+    ``λ``, ``J ν``, ``φ``), twists about the reference point."""
     R, o, xn, F0 = sim.R, sim.o, sim.xn, sim.F[0]
     rec.time[k] = t
     pose = rec.base_pose[k]
@@ -334,36 +342,46 @@ def _record(sim, rec, k, t, base_ref, n):
     rec.q[k, 1] = xn[6 + n:6 + 2 * n]
     rec.extra[k] = xn[6 + 2 * n:]
     rec.joint_acceleration[k] = F0[6 + n:6 + 2 * n]
+    if con is not None:
+        rec.force[k] = con.lam[0, 0]
+        rec.velocity_residual[k] = con.jv[0]
+        rec.position_residual[k] = con.phi[0]
 
 
 @njit
-def _fixed_steps(model, ws, sim, rec, k0, k1, steps, t0, h, t1, tau_u, W_u, Wa_u, z_u, base_ref,
-                 n, bound):
+def _fixed_steps(model, ws, sim, con, rec, k0, k1, steps, t0, h, t1, tau_u, W_u, Wa_u, z_u,
+                 base_ref, n, bound):
     """Fixed steps ``k0 .. k1−1`` of ``steps`` with constant inputs, stage 0
     of step ``k0`` already evaluated; samples ``k0+1 .. k1−1`` are recorded,
     the last step's stage 0 is left to the caller (a new input may start
     there). Returns ``(0, 0, k1, 0)`` or ``(kind, code, k, i)``: failure of
-    kind 1/2 (see :func:`_evaluate`) at stage ``i`` of step ``k``, or
-    3/4 when entry ``code`` of the new state is non-finite / beyond ``bound``."""
+    kind 1/2 (see :func:`_evaluate`) at stage ``i`` of step ``k``, 3/4 when
+    entry ``code`` of the new state is non-finite / beyond ``bound``, or 5
+    when the step's projection onto held constraints failed with status
+    ``code`` (``i = 4``)."""
     for k in range(k0, k1):
         t = t0 + k * h
         t_new = t1 if k == steps - 1 else t0 + (k + 1) * h
         hk = t_new - t
         for i in range(1, 4):
             _point_into(sim, i, hk)
-            kind, code = _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
+            kind, code = _evaluate(model, ws, sim, con, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
             if kind != 0:
                 return kind, code, k, i
         _point_into(sim, 4, hk)
         kind, code = _commit(sim, bound)
         if kind != 0:
             return kind + 2, code, k, 4
+        if con is not None:
+            status = after_step(model, ws, sim, con)
+            if status != OK:
+                return 5, status, k, 4
         if k < k1 - 1:
             _point_into(sim, 0, hk)
-            kind, code = _evaluate(model, ws, sim, 0, tau_u, W_u, Wa_u, z_u, base_ref, n)
+            kind, code = _evaluate(model, ws, sim, con, 0, tau_u, W_u, Wa_u, z_u, base_ref, n)
             if kind != 0:
                 return kind, code, k + 1, 0
-            _record(sim, rec, k + 1, t_new, base_ref, n)
+            _record(sim, con, rec, k + 1, t_new, base_ref, n)
     return 0, 0, k1, 0
 
 
@@ -371,10 +389,16 @@ _SIM = Kernel(_sim_data)
 _REC = Kernel(_rec_data)
 _POINT = Kernel(_point)
 _EVALUATE = Kernel(_evaluate)
+# The same kernels for runs with held constraints: ``con`` is a handle there,
+# ``None`` above, and a Kernel serves one signature.
+_EVALUATE_HELD = Kernel(_evaluate)
+_RECORD_HELD = Kernel(_record)
+_FIXED_STEPS_HELD = Kernel(_fixed_steps)
 _LOAD = Kernel(_load)
 _RATES = Kernel(_rates)
 _COMMIT = Kernel(_commit)
 _REUSE = Kernel(_reuse_last_stage)
 _ERROR = Kernel(_error_norm)
+_AFTER_STEP = Kernel(after_step)
 _RECORD = Kernel(_record)
 _FIXED_STEPS = Kernel(_fixed_steps)

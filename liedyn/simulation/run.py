@@ -8,12 +8,14 @@ import time
 
 import numpy as np
 
-from .._checks import about_base, as_array, check_scalar, counted, status_message
+from .._checks import OK, about_base, as_array, check_scalar, counted, status_message
 from ..model import check_model
 from ..se3 import _shift_twist
 from ..workspace import Workspace
-from .integrator import (_A, _C, _COMMIT, _E, _EMPTY1, _EMPTY2, _ERROR, _EVALUATE, _FIXED_STEPS,
-                         _POINT, _REC, _REC_FIELDS, _RECORD, _REUSE, _SIM, _SIM_FIELDS, FAC_MAX,
+from .constraints import Held, trajectory_columns
+from .integrator import (_A, _AFTER_STEP, _C, _COMMIT, _E, _EMPTY1, _EMPTY2, _ERROR, _EVALUATE,
+                         _EVALUATE_HELD, _FIXED_STEPS, _FIXED_STEPS_HELD, _POINT, _REC,
+                         _REC_FIELDS, _RECORD, _RECORD_HELD, _REUSE, _SIM, _SIM_FIELDS, FAC_MAX,
                          FAC_MIN, SAFETY)
 from .state import Inputs, SimulationError, State, Trajectory, _StageState
 
@@ -97,7 +99,8 @@ class _Run:
 
     def __init__(self, model, state0, duration, *, dt, controller=None, control_rate=None,
                  plant=None, adaptive=False, rtol=1e-9, atol=1e-12, min_step=None,
-                 max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10):
+                 max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10,
+                 constraints=None, stabilization="projection"):
         check_model(model)
         self.model = model
         self.base_ref = about_base(reference)
@@ -129,8 +132,9 @@ class _Run:
             raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
         self.progress = bool(progress)
         self._state0(state0)
-        self._buffers()
         self.dt = check_scalar(dt, "dt")
+        self._held(constraints, stabilization)
+        self._buffers()
         if not self.dt > 0.0:
             self._fail(self.t0, "dt", f"the step must be positive, got dt = {self.dt}")
 
@@ -160,6 +164,21 @@ class _Run:
             else:                                  # about the base origin (SPEC §1)
                 _shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
 
+    def _held(self, constraints, stabilization):
+        """The held constraints (:mod:`liedyn.simulation.constraints`), or none."""
+        self.held = self.con = None
+        self.mc = 0
+        self.kernels = _EVALUATE, _RECORD, _FIXED_STEPS
+        if constraints is None:
+            if not (isinstance(stabilization, str) and stabilization == "projection"):
+                raise ValueError("stabilization: only a run with constraints= is stabilized")
+            return
+        self.held = Held(self.model, constraints, stabilization,
+                         self.dt if self.dt > 0.0 else 1.0, self.C_init, self.x_init[6:6 + self.n])
+        self.con = self.held.data
+        self.mc = self.held.m
+        self.kernels = _EVALUATE_HELD, _RECORD_HELD, _FIXED_STEPS_HELD
+
     def _buffers(self):
         n, N, m = self.n, self.N, self.m
         nx = 6 + 2 * n + m
@@ -173,6 +192,8 @@ class _Run:
              "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m), "about_base": False}
         self.b = b
         self.sim = _SIM.call(*(b[f] for f in _SIM_FIELDS))
+        if self.held is not None:
+            self.held.start(self.model, self.ws, self.sim, b["o"])
         self.want_state = self.plant is not None or (self.controller is not None
                                                      and self.control_rate is None)
         self.steps = self.rejected = self.evaluations = 0
@@ -182,13 +203,15 @@ class _Run:
 
     def _allocate(self, cap):
         """Trajectory storage for ``cap`` samples, keeping what is recorded."""
-        n, N, m, T = self.n, self.N, self.m, self.T
+        n, N, m, T, mc = self.n, self.N, self.m, self.T, self.mc
         old = self.rec
         new = {"time": np.empty(cap), "base_pose": np.empty((cap, 4, 4)),
                "base_twist": np.empty((cap, 1, 6)), "q": np.empty((cap, 2, n)),
                "extra": np.empty((cap, m)), "tau": np.empty((cap, 1, n)),
                "base_wrench": np.empty((cap, 1, 6)), "base_acceleration": np.empty((cap, 6)),
-               "joint_acceleration": np.empty((cap, n)), "applied": None}
+               "joint_acceleration": np.empty((cap, n)), "applied": None,
+               "force": np.empty((cap, mc)), "velocity_residual": np.empty((cap, mc)),
+               "position_residual": np.empty((cap, mc))}
         if old is None:
             self.controls = []
         else:
@@ -212,7 +235,8 @@ class _Run:
             applied=None if r["applied"] is None else r["applied"][:T],
             controls=list(self.controls[:T]), base_acceleration=r["base_acceleration"][:T],
             joint_acceleration=r["joint_acceleration"][:T], reference=self.reference,
-            steps=self.steps, rejected=self.rejected, evaluations=self.evaluations)
+            steps=self.steps, rejected=self.rejected, evaluations=self.evaluations,
+            **trajectory_columns(self.held, r, T))
 
     def _fail(self, t, quantity, detail):
         raise SimulationError(f"t = {t:.9g}: {quantity}: {detail}", t, quantity,
@@ -243,12 +267,32 @@ class _Run:
         self._fail(t, name, f"not finite ({name}{list(where)} = {a[where]}) from the "
                    f"{self._source()}")
 
-    def _dynamics_failed(self, t, status):
+    def _dynamics_failed(self, t, status, i):
+        """Stage ``i``'s kernel failed with ``status``."""
+        if self.held is not None:
+            detail = self.held.stage_failure(status, i)
+            if detail is not None:
+                self._fail(t, "constraints", detail)
         detail = status_message(status, self.model)
         b = self.b
         if not (np.all(np.isfinite(b["x"])) and np.all(np.isfinite(b["C"]))):
             self._fail(t, "state", "the stage state is not finite")
         self._fail(t, "accelerations" if "not finite" in detail else "dynamics", detail)
+
+    def _projection_failed(self, t, status):
+        self._fail(t, "constraints", self.held.projection_failure(status, self.model))
+
+    def current_state(self):
+        """The committed state as a :class:`State`, twist about the reference."""
+        b, n = self.b, self.n
+        C = np.eye(4)
+        C[:3, :3], C[:3, 3] = b["R"], b["o"]
+        x = b["xn"]
+        V = np.array(x[:6])
+        if not self.base_ref:                      # about the world origin
+            V[3:] -= np.cross(V[:3], b["o"])
+        return State(C, V if self.floating else None, x[6:6 + n], x[6 + n:6 + 2 * n],
+                     x[6 + 2 * n:])
 
     def _bad_state(self, t, kind, k):
         """A committed state that is not finite (kind 1) or diverges (kind 2)."""
@@ -320,8 +364,8 @@ class _Run:
     def _evaluate(self, i, arrays):
         """Inputs, forward dynamics (SPEC §5, order 0) and rates of stage
         ``i``; returns ``(kind, code)`` as :func:`_evaluate`."""
-        return _EVALUATE.call(self.model._data, self.ws._data, self.sim, i, *arrays,
-                              self.base_ref, self.n)
+        return self.kernels[0].call(self.model._data, self.ws._data, self.sim, self.con, i,
+                                    *arrays, self.base_ref, self.n)
 
     def _stage(self, i, t, h, sample=False):
         """Evaluate stage ``i`` at time ``t``; returns ``(u, tau, W, Wa, z)``,
@@ -335,7 +379,7 @@ class _Run:
         if kind == 1:
             self._bad_input(t, code, arrays)
         if kind == 2:
-            self._dynamics_failed(t, code)
+            self._dynamics_failed(t, code, i)
         return (u,) + arrays
 
     # -- the loop -------------------------------------------------------------
@@ -344,7 +388,7 @@ class _Run:
         if self.T == self.cap:
             self._allocate(2 * self.cap)
         k = self.T
-        _RECORD.call(self.sim, self.rec_data, k, t, self.base_ref, self.n)
+        self.kernels[1].call(self.sim, self.con, self.rec_data, k, t, self.base_ref, self.n)
         self._record_inputs(k, k + 1, rec)
         self.T = k + 1
 
@@ -366,6 +410,10 @@ class _Run:
         kind, k = _COMMIT.call(self.sim, self.divergence)
         if kind:
             self._bad_state(t_new, kind, k)
+        if self.con is not None:
+            status = _AFTER_STEP.call(self.model._data, self.ws._data, self.sim, self.con)
+            if status != OK:
+                self._projection_failed(t_new, status)
         self.steps += 1
 
     def run(self):
@@ -445,9 +493,9 @@ class _Run:
             k1 = min(steps, k + _BLOCK)
             if every:
                 k1 = min(k1, (k // every + 1) * every)
-            kind, code, ks, i = _FIXED_STEPS.call(
-                self.model._data, self.ws._data, self.sim, self.rec_data, k, k1, steps, self.t0,
-                h, t1, *rec[1:], self.base_ref, self.n, self.divergence)
+            kind, code, ks, i = self.kernels[2].call(
+                self.model._data, self.ws._data, self.sim, self.con, self.rec_data, k, k1, steps,
+                self.t0, h, t1, *rec[1:], self.base_ref, self.n, self.divergence)
             # steps k .. ks−1 are done; each but the block's last recorded its end
             # sample, and a failure at stage 0 is one at the end of step ks − 1
             end_open = kind == 0 or i == 0
@@ -464,7 +512,9 @@ class _Run:
                 if kind == 1:
                     self._bad_input(ts, code, rec[1:])
                 if kind == 2:
-                    self._dynamics_failed(ts, code)
+                    self._dynamics_failed(ts, code, i)
+                if kind == 5:
+                    self._projection_failed(ts, code)
                 self._bad_state(ts, kind - 2, code)
             t_new = self._step_time(k1 - 1, h, steps, t1)[1]
             rec = self._stage(0, t_new, h, sample=every > 0 and k1 % every == 0)
@@ -523,8 +573,12 @@ class _Run:
             if landing and target == next_sample:   # a control sample: new held input
                 samples += 1
                 rec = self._stage(0, t, h, sample=True)
+            elif self.held is not None and self.held.project:
+                rec = self._stage(0, t, h)          # the projection moved the state
             else:
                 _REUSE.call(self.sim, pt)
+                if self.held is not None:
+                    self.held.reuse_last_stage()
                 rec = rec4
             self._record(t, rec)
             if bar is not None:
@@ -533,13 +587,16 @@ class _Run:
 
 def simulate(model, state0, duration, *, dt, controller=None, control_rate=None, plant=None,
              adaptive=False, rtol=1e-9, atol=1e-12, min_step=None, max_step=None,
-             reference="world", progress=False, t0=0.0, divergence=1e10):
+             reference="world", progress=False, t0=0.0, divergence=1e10, constraints=None,
+             stabilization="projection"):
     """Integrate the equations of motion from ``state0`` for ``duration`` seconds.
 
     The base pose is advanced on SE(3) by the Runge–Kutta–Munthe-Kaas method of
     order 4 (classical RK4 tableau, exact ``dexp⁻¹``; SPEC §10), the joints,
     twists and extra states in Rⁿ; each stage evaluates
-    :func:`liedyn.forward_dynamics` of order 0 in one reused workspace.
+    :func:`liedyn.forward_dynamics` of order 0 in one reused workspace, or,
+    with ``constraints``, :func:`liedyn.constrained_forward_dynamics` of
+    order 0 (the contacts and loops are held for the whole run; SPEC §10.1).
 
     Parameters
     ----------
@@ -587,12 +644,32 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     divergence : float, keyword
         A state entry (position, twist, joint, extra) beyond this magnitude
         stops the run as diverged (``inf``: never).
+    constraints : ConstraintSet, optional, keyword
+        Contacts and loops held throughout (bilateral). World contacts
+        without an anchor are anchored where their frames are in ``state0``
+        (:meth:`ConstraintSet.anchored`); the anchored set is
+        ``traj.constraints``, to pass on when continuing a run. ``state0``
+        must satisfy them: ``|φ|`` and ``|J ν|`` at most 1e-9 (m, rad, m/s,
+        rad/s), else the run is refused (:func:`liedyn.project_state` gives
+        the nearest state that does).
+    stabilization : "projection", "baumgarte", (alpha, beta) or None, keyword
+        How the drift of ``J ν`` and ``φ`` is controlled (with
+        ``constraints`` only). ``"projection"``: after every accepted step
+        the state is projected onto ``φ = 0`` (Gauss–Newton) and then
+        ``J ν = 0``, both in the kinetic-energy metric; RK4's order is kept
+        and the residuals stay at round-off. ``"baumgarte"``:
+        ``(J ν)˙ + 2α J ν + β² φ = 0`` at every stage with
+        ``α = β = min(10, 0.01/dt)`` (1/s; critically damped, a time
+        constant of at least 100 steps and 0.1 s). ``(alpha, beta)``:
+        Baumgarte with those rates (1/s).
+        ``None``: only ``(J ν)˙ = 0``; the residuals drift.
 
     Returns
     -------
     Trajectory
         One sample per accepted step, with the inputs and accelerations of
-        the stage evaluated at it.
+        the stage evaluated at it; with ``constraints`` also the forces
+        ``λ`` and the residuals ``J ν`` and ``φ`` at each sample.
 
     Raises
     ------
@@ -601,8 +678,11 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         malformed input from the controller or plant, a non-finite or
         diverging state, ``dt ≤ 0``, a step that is not positive at the
         time's resolution or fell below ``min_step``, a failure of the
-        dynamics; ``err.trajectory`` holds the samples up to the last
-        completed step.
+        dynamics (with constraints: a redundant set the stage state does
+        not satisfy, as :func:`liedyn.constrained_forward_dynamics` refuses
+        it, or a projection that did not converge; quantity
+        ``"constraints"``); ``err.trajectory`` holds the samples up to the
+        last completed step.
     ValueError, TypeError
         Bad arguments, naming them.
 
@@ -615,7 +695,10 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     callback at every stage each stage returns to Python, which costs
     about as much again as the dynamics (``experiments/bench_simulate.py``).
     The trajectory keeps every accepted step, ``(26 + 4n + m)`` floats each
-    (plus ``6N`` with applied wrenches).
+    (plus ``6N`` with applied wrenches, ``3 m_c`` with ``m_c`` constraint
+    rows). With projection the adaptive step evaluates the first stage of
+    every step afresh (5 evaluations per step): the projected state is not
+    the one the last stage saw.
 
     Any other exception leaving the run — ``KeyboardInterrupt`` (Ctrl-C) or
     one raised by a callback — is re-raised unchanged with the trajectory up
@@ -623,7 +706,11 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     and a note saying so: an interrupted run is not returned as if it had
     finished.
     """
-    return _Run(model, state0, duration, dt=dt, controller=controller,
-                control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
-                min_step=min_step, max_step=max_step, reference=reference, progress=progress,
-                t0=t0, divergence=divergence).run()
+    run = _Run(model, state0, duration, dt=dt, controller=controller,
+               control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
+               min_step=min_step, max_step=max_step, reference=reference, progress=progress,
+               t0=t0, divergence=divergence, constraints=constraints,
+               stabilization=stabilization)
+    if run.held is not None:
+        run.held.check_initial()
+    return run.run()

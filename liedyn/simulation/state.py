@@ -171,11 +171,27 @@ class Trajectory:
     reference : {"world", "base"}
     steps, rejected, evaluations : int
         Accepted steps, rejected steps (adaptive), forward-dynamics evaluations.
+    constraints : ConstraintSet or None
+        The held constraints, world contacts anchored (SPEC §10.1); ``None``
+        for a run without.
+    force : (T, m) or None
+        ``λ`` of each sample's stage in the reported form of SPEC §13.1 (rows
+        as ``constraints.rows``); see :meth:`force_of`.
+    velocity_residual, position_residual : (T, m) or None
+        ``J ν`` and ``φ`` (:func:`liedyn.constraint_error`) at each sample.
+    projections : (int, int)
+        Position and velocity corrections made by ``stabilization="projection"``.
+
+    With constraints the accelerations are those of
+    :func:`liedyn.constrained_forward_dynamics`; the batch functions above
+    reproduce them with the constraint forces as applied wrenches
+    (:func:`liedyn.constraint_wrenches`).
     """
 
     __slots__ = ("time", "base_pose", "base_twist", "q", "extra", "tau", "base_wrench",
                  "applied", "controls", "base_acceleration", "joint_acceleration", "reference",
-                 "steps", "rejected", "evaluations")
+                 "steps", "rejected", "evaluations", "constraints", "force", "velocity_residual",
+                 "position_residual", "projections")
     __setattr__ = _frozen_setattr
 
     def __init__(self, **fields):
@@ -194,6 +210,24 @@ class Trajectory:
             raise IndexError(f"k: sample {k} out of range for {counted(T, 'sample')}")
         return State(self.base_pose[k], self.base_twist[k, 0], self.q[k, 0], self.q[k, 1],
                      self.extra[k])
+
+    def force_of(self, name):
+        """The force samples ``(T, m_c)`` of the constraint called ``name`` (or
+        its index), in the reported form of SPEC §13.1."""
+        if self.constraints is None:
+            raise ValueError("name: the run held no constraints, so there are no forces")
+        cs = self.constraints
+        if isinstance(name, str):
+            c = cs.index(name)
+        elif isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
+            if not -len(cs) <= name < len(cs):
+                raise IndexError(f"name: constraint {name} out of range for "
+                                 f"{counted(len(cs), 'constraint')}")
+            c = int(name) % len(cs)
+        else:
+            raise TypeError(f"name: expected a constraint's name or index, got "
+                            f"{type(name).__name__}")
+        return self.force[:, cs.rows[c]]
 
     def motion_jets(self):
         """``(base_twist (T, 2, 6), q (T, 3, n))``: the state rows with the
