@@ -8,8 +8,9 @@ The protocol, one of two row forms in a study's CSV:
   ``missed`` (``bench_speed``: the target in ``quantity``, the measured
   value in ``value``);
 * a row with a non-empty ``met`` column, ``yes`` or ``no``
-  (``bench_closed_form``: the target named by the row's key columns and,
-  where the row has one, its ``target`` column).
+  (``bench_closed_form``, ``bench_contact``: the target named by the row's
+  key columns, an order as ``r = 3``, and, where the row has one, its
+  ``target`` column).
 
 A study without such rows has no targets; its status stays a plain "ok".
 """
@@ -29,7 +30,8 @@ def targets_in(rows):
         if row.get("section") == "targets" and row.get("unit") in ("met", "missed"):
             out.append((row.get("quantity", ""), row["unit"] == "met"))
         elif row.get("met") in ("yes", "no"):
-            name = ", ".join(row[c] for c in NAME_COLUMNS if row.get(c))
+            name = ", ".join(f"r = {row[c]}" if c == "r" else row[c]
+                             for c in NAME_COLUMNS if row.get(c))
             if row.get("target"):
                 name += f" (limit {_number(row['target'])})"
             out.append((name, row["met"] == "yes"))

@@ -8,7 +8,7 @@ its ``main(argv)``: the drawing of the aerial manipulator (Fig. 2), its
 inverse → forward round trip (Fig. 3), the round-trip error growth with
 order, the cost benchmarks of inverse and forward dynamics (Fig. 4a–b), the
 CasADi automatic-differentiation baseline (Fig. 4c), the fits of the paper's
-laws and the speed table. A study whose module is missing is skipped with a
+laws, the speed table and the benchmark of the constrained forward dynamics. A study whose module is missing is skipped with a
 message; a study that fails is reported and the others still run.
 
 Every benchmark is measured afresh; ``--resume`` lets the benchmarks keep
@@ -59,10 +59,14 @@ STUDIES = (
     ("bench_summary", "Fig. 4: the paper's laws fitted to all costs", False),
     ("bench_speed", "speed targets: Pinocchio ratios, batching, growth, memory, start-up", False),
     ("bench_robots", "real robots from their URDFs: cost against Pinocchio, r = 0, 1, 2, 5", True),
+    ("bench_contact", "constrained forward dynamics: against the unconstrained one and "
+                      "Pinocchio's constraintDynamics, against m and r", True),
     ("bench_closed_form", "closed form: mass, Coriolis and gravity terms against Pinocchio",
      False),
     ("elastic_tracking", "control: elastic joints and rotor lag tracked by exact linearization",
      False),
+    ("legged_elastic", "control: Solo-12 on four feet with elastic joints, constrained inverse "
+                       "dynamics of order 2", False),
     ("bench_control", "control: one controller step against single calls", False),
     ("bench_simulate", "simulation: steps per second and their cost split", False),
     ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "

@@ -16,12 +16,16 @@ from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
 from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
-from .simulate import Inputs, SimulationError, State, Trajectory, simulate
+from .simulation import Inputs, SimulationError, State, Trajectory, project_state, simulate
 from .workspace import Workspace
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
                       ConstraintSet, Contact1D, Contact3D, Contact6D,
                       constrained_forward_dynamics, constrained_inverse_dynamics,
                       constraint_error, constraint_jacobian, constraint_wrenches)
+from .contact import (FrictionDistributionResult, GapResult, ImpactResult, Plane, PointContact,
+                      UnilateralResult, contact_gaps, friction_cone_distribution,
+                      friction_cone_margin, impact, impulse_dynamics, point_contacts,
+                      time_to_slip, unilateral_forward_dynamics)
 from . import control, trajectory
 
 __all__ = [
@@ -37,11 +41,15 @@ __all__ = [
     "centroidal", "CentroidalResult", "centroidal_momentum_matrix",
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
-    "simulate", "State", "Inputs", "Trajectory", "SimulationError",
+    "simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state",
     "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "constraint_jacobian",
     "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",
     "ConstrainedForwardDynamicsResult", "constrained_inverse_dynamics",
     "ConstrainedInverseDynamicsResult",
+    "Plane", "PointContact", "point_contacts", "contact_gaps", "GapResult",
+    "unilateral_forward_dynamics", "UnilateralResult", "impact", "impulse_dynamics",
+    "ImpactResult", "friction_cone_margin", "time_to_slip", "friction_cone_distribution",
+    "FrictionDistributionResult",
     "control", "trajectory",
 ]
 __version__ = "0.1.0"

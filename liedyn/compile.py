@@ -77,6 +77,12 @@ def warm_up(progress=None, only=None):
         rotor.plant(0.0, s, rotor(0.0, s))
         control.base_error(C, Vb, C, Vb)
 
+    def held_runs():
+        cs = liedyn.ConstraintSet(m, [liedyn.Contact3D(m.body_names[-1])])
+        held = liedyn.project_state(m, cs, state)
+        liedyn.simulate(m, held, 0.02, dt=0.01, constraints=cs)
+        liedyn.simulate(m, held, 0.02, dt=0.01, constraints=cs, controller=lambda t, s: None)
+
     # One entry per public algorithm: (group, call).
     groups = [
         ("se3", lambda: (se3.exp(Vb[0]), se3.log(C), se3.inv(C), se3.exp_so3(Vb[0, :3]),
@@ -102,10 +108,14 @@ def warm_up(progress=None, only=None):
             liedyn.forward_dynamics_batch(m, stack(C), stack(Vb[:1]), stack(q[:2]), r,
                                           tau=stack(tau), base_wrench=stack(Wb),
                                           workspace=liedyn.Workspace(m, r, samples=B)))),
+        ("constrained dynamics", lambda: liedyn.constrained_forward_dynamics(
+            m, liedyn.ConstraintSet(m, [liedyn.Contact3D(m.body_names[-1])]), C, Vb[:1], q[:2],
+            r, tau=tau, base_wrench=Wb, applied=W, workspace=liedyn.Workspace(m, r))),
         ("simulate", lambda: (
             liedyn.simulate(m, state, 0.02, dt=0.01),
             liedyn.simulate(m, state, 0.02, dt=0.01, controller=lambda t, s: None),
-            liedyn.simulate(m, state, 0.02, dt=0.01, adaptive=True))),
+            liedyn.simulate(m, state, 0.02, dt=0.01, adaptive=True),
+            held_runs())),
         ("control", control_laws),
     ]
     names = [g for g, _ in groups]

@@ -53,7 +53,7 @@ from .forward import forward_dynamics
 from .inverse import inverse_dynamics
 from .model import check_model
 from .se3 import _Ad_into, _Ad_T_into, _ad_acc, _coad_acc, _inv_into, _log_into
-from .simulate import Inputs, State
+from .simulation import Inputs, State
 from .workspace import Workspace, binomials
 
 __all__ = [

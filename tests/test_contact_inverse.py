@@ -193,8 +193,8 @@ def _loop_model():
     b.add_frame("a_tip", "a2", X)
     b.add_frame("b_tip", "b1", X)
     model = b.build()
-    cs = ld.ConstraintSet(model, [ld.Contact1D("a_tip", [1, 0, 0], "b_tip", name="pin x"),
-                                  ld.Contact1D("a_tip", [0, 1, 0], "b_tip", name="pin y")])
+    cs = ld.ConstraintSet(model, [ld.Contact1D("a_tip", "b_tip", normal=[1, 0, 0], name="pin x"),
+                                  ld.Contact1D("a_tip", "b_tip", normal=[0, 1, 0], name="pin y")])
     return model, cs
 
 
@@ -269,3 +269,21 @@ def test_bad_motion_and_bad_arguments_are_refused_by_name(solo):
     with pytest.raises(TypeError, match="constraints"):
         ld.constrained_inverse_dynamics(model, [ld.Contact3D("FL_FOOT")], C1, f1.base_twist,
                                         f1.q, 0)
+
+
+def test_a_robot_at_rest_from_the_forward_dynamics_is_accepted(solo):
+    """The forward dynamics of a standing robot gives accelerations that are
+    round-off (~1e-13); the inverse takes them (the absolute floor) and
+    returns the standing torques."""
+    model, cs = solo
+    n = model.n_joints
+    q0 = np.zeros((2, n))
+    q0[0] = np.tile([0.0, 0.8, -1.6], 4)
+    still = ld.constrained_inverse_dynamics(model, cs, None, np.zeros((3, 6)),
+                                            np.vstack([q0, np.zeros((1, n))]), 0)
+    f = ld.constrained_forward_dynamics(model, cs, None, np.zeros((1, 6)), q0, 1,
+                                        tau=np.vstack([still.tau, np.zeros((1, n))]),
+                                        base_wrench=np.zeros((2, 6)))
+    assert 0 < np.abs(f.q[2:]).max() < 1e-9
+    inv = ld.constrained_inverse_dynamics(model, cs, None, f.base_twist, f.q, 1)
+    assert_close(inv.tau[0], still.tau[0], 1e-9, 1e-9, what="standing torques")

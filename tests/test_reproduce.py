@@ -103,9 +103,13 @@ def test_targets_are_read_from_either_row_form():
     rows = [dict(robot="talos", function="mass_matrix", workspace="yes", met="no"),
             dict(robot="talos", function="mass_matrix", workspace="no", met=""),
             dict(robot="talos", function="gravity_vector", workspace="yes", met="yes",
-                 target="2.000000e+00")]
+                 target="2.000000e+00"),
+            dict(robot="solo12", quantity="constrained / unconstrained", r="0", met="no",
+                 target="0.5")]
     assert _targets.targets_in(rows) == [("talos, mass_matrix", False),
-                                         ("talos, gravity_vector (limit 2)", True)]
+                                         ("talos, gravity_vector (limit 2)", True),
+                                         ("solo12, constrained / unconstrained, r = 0 (limit 0.5)",
+                                          False)]
     assert _targets.status_text("ok", []) == "ok"
     assert _targets.status_text("ok", [["a", True], ["b", False]]) == "ok, 1 of 2 targets met"
     assert _targets.status_text("failed", [["a", True]]) == "failed"

@@ -31,8 +31,8 @@ from models.aerial_manipulator import AerialManipulatorParams, aerial_manipulato
 from models.trees import random_tree, tumbling_body
 from tests.helpers import assert_close
 from liedyn.interop.pinocchio import to_pinocchio
+from liedyn.simulation import integrator as _integrator, run as _run
 
-_sim = sys.modules["liedyn.simulate"]          # the module (liedyn.simulate is the function)
 
 EPS = np.finfo(float).eps
 
@@ -165,7 +165,7 @@ def test_convergence_order_four_against_a_sixteenth_step_reference(which):
 
 # --------------------------------------------------------------- Pinocchio --
 
-class _PinocchioRun(_sim._Run):
+class _PinocchioRun(_run._Run):
     """The same integrator with Pinocchio's ABA as the acceleration function
     (fixed base: the stage pose is the model's fixed pose)."""
 
@@ -176,13 +176,13 @@ class _PinocchioRun(_sim._Run):
             out.setflags(write=True)
 
     def _evaluate(self, i, arrays):
-        bad = _sim._LOAD.call(self.sim, *arrays, self.base_ref)
+        bad = _integrator._LOAD.call(self.sim, *arrays, self.base_ref)
         assert bad == 0
         b = self.b
         _, qdd = self.pm.aba(None, None, b["qq"], tau=b["tau"])
         self.ws.base_twist[1] = 0.0
         self.ws.q[2] = qdd
-        _sim._RATES.call(self.ws._data, self.sim, i, self.n)
+        _integrator._RATES.call(self.ws._data, self.sim, i, self.n)
         return 0, 0
 
 

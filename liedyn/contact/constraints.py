@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import se3
 from .._checks import as_array, check_motion_slow, check_order
-from ..frames import frame_arg, position_jet, leibniz
+from ..frames import frame_arg
 from ..kinematics import forward_kinematics
 from ..model import check_model
 from ..results import _freeze, _frozen_setattr, _hat
@@ -100,14 +100,14 @@ class Contact3D(_Spec):
 
 class Contact1D(_Spec):
     """A 1-D contact: the origin of ``frame`` cannot move along the world
-    direction ``normal`` (3,) (normalised here) relative to the world or to
-    the origin of frame ``other``. ``anchor``: a world point (3,) on the
-    constraint plane."""
+    direction ``normal`` (3,), keyword (normalised here), relative to the
+    world (``other=None``) or to the origin of frame ``other``. ``anchor``: a
+    world point (3,) on the constraint plane."""
 
     __slots__ = ()
     kind = KIND_1D
 
-    def __init__(self, frame, normal, other=None, *, name=None, anchor=None):
+    def __init__(self, frame, other=None, *, normal, name=None, anchor=None):
         n = as_array(normal, "normal", shape=(3,))
         size = float(np.linalg.norm(n))
         if not size > 1e-12:
@@ -174,6 +174,9 @@ class ConstraintSet:
         check_model(model)
         if isinstance(constraints, _Spec):
             constraints = [constraints]
+        if isinstance(constraints, (str, bytes)):
+            raise TypeError("constraints: expected a sequence of Contact6D, Contact3D or "
+                            "Contact1D (e.g. [Contact3D('foot')]), got a str")
         try:
             specs = list(constraints)
         except TypeError:
@@ -192,12 +195,13 @@ class ConstraintSet:
             if not isinstance(s, _Spec):
                 raise TypeError(f"constraints[{c}]: expected Contact6D, Contact3D or Contact1D, "
                                 f"got {type(s).__name__}")
-            fa = frame_arg(model, s.frame, f"constraints[{c}].frame")
+            fa = _frame_index(model, s.frame, f"constraints[{c}].frame")
             label = s.name
             if label is None:
                 label = f"{s.kind}d:{model.frame_names[fa]}"
                 if s.other is not None:
-                    label += "-" + model.frame_names[frame_arg(model, s.other, "other")]
+                    label += "-" + model.frame_names[_frame_index(model, s.other,
+                                                                  f"constraints[{c}].other")]
             if label in index:
                 raise ValueError(f"constraints[{c}]: a constraint called {label!r} already exists "
                                  "(give each a distinct name=)")
@@ -216,7 +220,7 @@ class ConstraintSet:
                     off_b[c] = _anchor_arg(s, label)
                     anchored[c] = True
             else:
-                fb = frame_arg(model, s.other, f"constraints[{c}].other")
+                fb = _frame_index(model, s.other, f"constraints[{c}].other")
                 body_b[c] = model.frame_body[fb]
                 off_b[c] = model.frame_offset[fb]
                 anchored[c] = True
@@ -288,6 +292,14 @@ def _unpickle_set(model, names, kinds, n_rows, rows, loop, data, index):
     return out
 
 
+def _frame_index(model, frame, arg):
+    """:func:`liedyn.frames.frame_arg`, with an unknown frame name reported
+    under ``arg`` (the model's lookup names its own argument)."""
+    if isinstance(frame, str) and frame not in model.frame_names:
+        raise ValueError(f"{arg}: unknown frame {frame!r}")
+    return frame_arg(model, frame, arg)
+
+
 def _anchor_arg(s, label):
     """The anchor of a world contact as a (4, 4) world pose."""
     if s.kind == KIND_6D:
@@ -311,37 +323,65 @@ def check_constraints(model, constraints):
 
 # ------------------------------------------------------ Jacobian jets --
 
-def _body_jacobian(model, fk, b, K):
-    """``J_b^(0..K)`` (K+1, 6, nv): the spatial Jacobian of body ``b``."""
+def _joint_columns(model, b):
+    """q columns of the joints on the path from the base to body ``b``."""
+    cols = []
+    parent = model.body_parent
+    while b > 0:
+        cols.append(b - 1)
+        b = int(parent[b])
+    return cols
+
+
+def _body_jacobian(model, S, b):
+    """``J_b^(0..K)`` (K+1, 6, nv) of body ``b`` from the screw jets ``S``
+    (K+1, N, 6): ``I₆`` as base block (order 0), ``S_j^(k)`` as the columns
+    of its joints, zero elsewhere (the world: zero)."""
     nb = 6 if model.floating_base else 0
-    J = np.zeros((K + 1, 6, nb + model.n_joints))
+    J = np.zeros((S.shape[0], 6, nb + model.n_joints))
     if b == WORLD:
         return J
     if nb:
         J[0, :, :6] = np.eye(6)
-    for j in model.ancestors(b)[:-1]:
-        J[:, :, nb + j - 1] = fk.screw[:K + 1, j]
+    cols = _joint_columns(model, b)
+    if cols:
+        cols = np.array(cols)
+        J[:, :, nb + cols] = np.transpose(S[:, cols + 1], (0, 2, 1))
     return J
 
 
-def _point_jets(model, fk, body, offset, K):
-    """Jet (K+1, 3) of a point: the origin of ``offset`` on ``body``, or of
-    the world pose ``offset`` (at rest)."""
+def _cross(a, b):
+    """``a × b`` along the last axis of two (…, 3) arrays."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _point_jets(model, fk, body, offset, K, B=None):
+    """Jet (K+1, 3) of a point: the origin of ``offset`` on ``body``
+    (``p^(k+1) = Σ_a binom(k, a) ω^(a) × p^(k−a) + v^(k)``), or of the world
+    pose ``offset`` (at rest)."""
+    P = np.zeros((K + 1, 3))
     if body == WORLD:
-        P = np.zeros((K + 1, 3))
         P[0] = offset[:3, 3]
         return P
-    X = fk.body_pose[body] @ offset
-    return position_jet(X[:3, 3], fk.twist[:, body], K)
+    B = binomials(K) if B is None else B
+    P[0] = fk.body_pose[body, :3, :3] @ offset[:3, 3] + fk.body_pose[body, :3, 3]
+    V = fk.twist[:, body]
+    for k in range(K):
+        P[k + 1] = V[k, 3:] + sum(B[k, a] * _cross(V[a, :3], P[k - a]) for a in range(k + 1))
+    return P
 
 
-def _rows_map(P, K):
-    """``T(p)^(0..K)`` (K+1, 6, 6) from the point jet ``P``."""
-    T = np.zeros((K + 1, 6, 6))
-    T[0] = np.eye(6)
-    for k in range(K + 1):
-        T[k, 3:, :3] = -_hat(P[k])
-    return T
+def _moved_rows(J, P, B):
+    """The linear rows of ``T(p) J`` and their jets (K+1, 3, nv):
+    ``Σ_a binom(k, a) (J_v^(k−a) − p̂^(a) J_ω^(k−a))``, with ``T(p) x =
+    (x_ω, x_v + x_ω × p)``."""
+    H = _hat(P)                                             # (K+1, 3, 3)
+    out = J[:, 3:].copy()
+    for k in range(J.shape[0]):
+        out[k] -= np.einsum("a,aij,ajv->iv", B[k, :k + 1], H[:k + 1], J[k::-1, :3])
+    return out
 
 
 def jacobian_jets(cs, fk, K):
@@ -349,20 +389,26 @@ def jacobian_jets(cs, fk, K):
     kinematics pass ``fk`` with screw jets of ``K + 1`` rows and twist jets
     of ``K`` (module docstring)."""
     model, d = cs.model, cs.data
+    B = binomials(K)
+    S = fk.screw[:K + 1]
     J = np.zeros((K + 1, cs.n_rows, model.nv))
     for c in range(len(cs)):
         a, b = d.body_a[c], d.body_b[c]
-        Ja, Jb = _body_jacobian(model, fk, a, K), _body_jacobian(model, fk, b, K)
-        Pa = _point_jets(model, fk, a, d.offset_a[c], K)
+        Ja, Jb = _body_jacobian(model, S, a), _body_jacobian(model, S, b)
+        Pa = _point_jets(model, fk, a, d.offset_a[c], K, B)
+        rows = cs.rows[c]
         if d.kind[c] == KIND_6D:
-            J[:, cs.rows[c]] = leibniz(_rows_map(Pa, K), Ja - Jb)
+            Jd = Ja - Jb
+            J[:, rows.start:rows.start + 3] = Jd[:, :3]
+            J[:, rows.start + 3:rows.stop] = _moved_rows(Jd, Pa, B)
             continue
-        Pb = _point_jets(model, fk, b, d.offset_b[c], K)
-        Jp = (leibniz(_rows_map(Pa, K), Ja) - leibniz(_rows_map(Pb, K), Jb))[:, 3:]
+        Jp = _moved_rows(Ja, Pa, B)
+        if b != WORLD:
+            Jp -= _moved_rows(Jb, _point_jets(model, fk, b, d.offset_b[c], K, B), B)
         if d.kind[c] == KIND_3D:
-            J[:, cs.rows[c]] = Jp
+            J[:, rows] = Jp
         else:
-            J[:, cs.rows[c]] = np.einsum("i,kiv->kv", d.normal[c], Jp)[:, None]
+            J[:, rows] = np.einsum("i,kiv->kv", d.normal[c], Jp)[:, None]
     return J
 
 

@@ -5,19 +5,26 @@ Order k, given everything of orders ``0..k−1``:
 
 1. the constraint forces' known wrench terms of order k,
    ``Σ_{a=1}^{k} binom(k, a) T(p^(a))ᵀ λ^(k−a)`` (the point jets ``p^(a)``
-   of the contact points), join the applied wrench jets;
-2. the articulated-body step of order k (H-GABI-FBS, SPEC §5) without
-   ``λ^(k)`` gives the free motion ``ν_f^(k+1)`` and the free rate
-   ``e_k = (J ν)^(k+1)_f`` (plus the Baumgarte terms);
+   of the contact points), pure moments, join the applied wrenches of the
+   bias pass (they are added to ``W^(k)`` before it, as ``−W_app``);
+2. the bias pass of order k (H-GABI-FBS, SPEC §5) without ``λ^(k)``, and
+   the free motion ``ν_f^(k+1)`` it gives on the paths from the base to the
+   constrained bodies, which is all the free rate ``e_k = (J ν)^(k+1)_f``
+   (plus the Baumgarte terms) reads;
 3. ``λ^(k) = −Λ e_k`` with ``Λ⁻¹ = J M⁻¹ Jᵀ`` (pseudo-inverse when the
-   constraints are redundant), and every order-k quantity of the passes
-   (``V^(k+1)``, ``q^(k+2)``, ``W^(k)``, ``c^(k+2)``) moves by its response to
-   ``λ^(k)``.
+   constraints are redundant); its wrenches join the articulated bias of
+   their bodies' ancestors (the bias pass is linear in the applied wrenches),
+   and the recovery pass of order k gives the final ``V^(k+1)``, ``q^(k+2)``,
+   ``W^(k)`` and ``c^(k+2)``.
 
 The responses to a unit force along each row of ``λ`` are ``m`` solves
 against the articulated inertias (the linear part of one articulated-body
-step), formed once per call with ``Λ⁻¹``: every order reuses them, as it
-reuses ``M^A`` (Lemma 2).
+step), formed once per call with ``Λ⁻¹``, each only along the paths from
+the base to the constrained bodies; every order reuses ``Λ``, as it reuses
+``M^A`` (Lemma 2). ``Λ`` is the inverse of ``Λ⁻¹`` from its Cholesky
+factor when that proves ``Λ⁻¹`` well conditioned (``κ∞(Λ⁻¹) · rank_rtol <
+1/2``, which bounds every eigenvalue above ``rank_rtol`` times the largest),
+else its pseudo-inverse from the eigendecomposition.
 
 Glossary (``model``, ``ws``, ``cd``: compiled handles; every spatial
 quantity about the base origin ``o``, SPEC §1)
@@ -26,25 +33,29 @@ quantity about the base origin ``o``, SPEC §1)
 ``Pa, Pb``  (r+3, nc, 3)      point jets ``p^(k)`` of each constraint's two
                               points (``Pb``: the anchor, at rest, for a
                               world contact)
-``RV``      (m, N, 6)         response ``ΔV_j`` to a unit ``λ_i``
-``RW``      (m, N, 6)         response ``ΔW_j``
-``Rq``      (m, n)            response ``Δq̈``
+``RV``      (m, N, 6)         response ``ΔV_j`` to a unit ``λ_i`` (only on
+                              the paths from the base to the constrained
+                              bodies, which is all ``Λ⁻¹`` needs)
 ``G``       (m, m)            ``Λ⁻¹ = J M⁻¹ Jᵀ``
-``Gp``      (m, m)            its pseudo-inverse ``Λ``
+``Gp``      (m, m)            its inverse, or pseudo-inverse, ``Λ``
 ``lam``     (r+1, m)          output: ``λ^(0..r)`` (reported form, SPEC §13.1)
 ==========  ================  ============================================
 """
 
 import numpy as np
 
-from .._checks import (BAD_TAU, NOT_FINITE, OK, _all_finite, check_motion, is_jet)
+from .._checks import (BAD_TAU, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                       check_applied_slow, check_jet, check_motion, check_motion_slow, is_jet,
+                       motion_args, raise_for)
 from .._jit import Kernel, njit
 from ..articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
                            configuration, recover)
-from ..forward import base_outputs, check_base_applied
-from ..inertia import _com_order
-from ..se3 import _log_so3_into
-from .constraints import KIND_1D, KIND_6D
+from ..forward import base_outputs, check_base_applied, force_args
+from ..model import check_model_order
+from ..se3 import _log_so3_into, _shift_wrench_acc
+from ..workspace import workspace_for
+from .constraints import KIND_1D, KIND_6D, check_constraints
+from .results import ConstrainedForwardDynamicsResult
 
 # kernel statuses of this module (below the library's own)
 INCONSISTENT = -30        # redundant constraints the state cannot satisfy
@@ -179,80 +190,271 @@ def constraint_error_kernel(cd, ws, Pa, out):
 
 
 @njit(inline=True)
-def _unit_wrench(cd, c, i, Pa, Pb, wa, wb):
-    """The wrenches (about ``o``) on bodies a and b of a unit force along row
-    ``i`` of constraint ``c``: ``T(p_a)ᵀ e_i`` and ``−T(p_a)ᵀ e_i`` (6-D),
-    ``±(p × e, e)`` at each body's point (3-D, 1-D: ``e = n``)."""
-    wa[:] = 0.0
-    wb[:] = 0.0
-    kind = cd.kind[c]
-    if kind == KIND_6D and i < 3:
-        wa[i] = 1.0
-        wb[i] = -1.0
-        return
-    e = np.zeros(3)
-    if kind == KIND_6D:
-        e[i - 3] = 1.0
-    elif kind == KIND_1D:
-        e[:] = cd.normal[c]
-    else:
-        e[i] = 1.0
-    pa = Pa[0, c]
-    pb = pa if kind == KIND_6D else Pb[0, c]
-    wa[0] = pa[1] * e[2] - pa[2] * e[1]
-    wa[1] = pa[2] * e[0] - pa[0] * e[2]
-    wa[2] = pa[0] * e[1] - pa[1] * e[0]
-    wb[0] = -(pb[1] * e[2] - pb[2] * e[1])
-    wb[1] = -(pb[2] * e[0] - pb[0] * e[2])
-    wb[2] = -(pb[0] * e[1] - pb[1] * e[0])
-    for l in range(3):
-        wa[3 + l] = e[l]
-        wb[3 + l] = -e[l]
+def _row_direction(kind, i, n0, n1, n2):
+    """``(moment, e)`` of row ``i`` of a constraint of kind ``kind``: a unit
+    moment about ``e`` (6-D rows 0–2) or a unit force along ``e`` (``n`` for
+    1-D). Its wrench about ``o`` is ``(e, 0)``, or ``(p × e, e)`` at the
+    contact point ``p``, on body a, and minus that on body b (SPEC §13.1)."""
+    if kind == KIND_1D:
+        return False, n0, n1, n2
+    l = i - 3 if kind == KIND_6D else i
+    e0 = 1.0 if l == 0 or l == -3 else 0.0
+    e1 = 1.0 if l == 1 or l == -2 else 0.0
+    e2 = 1.0 if l == 2 or l == -1 else 0.0
+    return l < 0, e0, e1, e2
 
 
 @njit
-def response(model, ws, a, wa, b, wb, fixed, WA, qt, RV, RW, Rq):
-    """The linear part of one articulated-body step (SPEC §5) driven by the
-    wrenches ``wa`` on body ``a`` and ``wb`` on body ``b`` (``b < 0``: none),
-    about ``o``: ``ΔV_j``, ``ΔW_j``, ``Δq̈`` into ``RV, RW, Rq``."""
-    parent, S, MA, U, D = model.body_parent, ws.S, ws.MA, ws.U, ws.D
+def constrained_paths(model, cd, need):
+    """``need[j]``: body ``j > 0`` is a constrained body or an ancestor of one."""
+    parent = model.body_parent
+    need[:] = False
+    for c in range(cd.kind.shape[0]):
+        for j in (cd.body_a[c], cd.body_b[c]):
+            while j > 0 and not need[j]:
+                need[j] = True
+                j = parent[j]
+
+
+@njit
+def free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs):
+    """The recovery pass of order k (``articulated.recover``) on the bodies of
+    ``need`` only: ``V^(k+1)`` written over the bias twists there (saved in
+    ``Vs``, with ``V₀^(k+1)``'s row 0), for the free rate to read; undo with
+    :func:`restore_bias_twists`."""
+    parent, S, V, U, D, W = model.body_parent, ws.S, ws.V, ws.U, ws.D, ws.W
     N = parent.shape[0]
-    WA[:] = 0.0
     for i in range(6):
-        WA[a, i] -= wa[i]                                          # the bias pass's − W_app
-        if b >= 0:
-            WA[b, i] -= wb[i]
-    for j in range(N - 1, 0, -1):
-        s = 0.0
-        for i in range(6):
-            s += S[0, j, i] * WA[j, i]
-        qt[j] = -s / D[j]                                          # q̃_j
-        p = parent[j]
-        for i in range(6):
-            WA[p, i] += WA[j, i] + U[j, i] * qt[j]
-    if fixed:
-        RV[0] = 0.0
-    else:
-        for i in range(6):
-            RV[0, i] = -WA[0, i]
-        cholesky6_solve(ws.L, RV[0])                               # ΔV₀
-    for j in range(1, N):
-        p = parent[j]
-        s = 0.0
-        for i in range(6):
-            s += U[j, i] * RV[p, i]
-        dq = qt[j] - s / D[j]
-        Rq[j - 1] = dq
-        for i in range(6):
-            RV[j, i] = RV[p, i] + S[0, j, i] * dq
-    for j in range(N):
-        for i in range(6):
-            acc = WA[j, i]
-            for l in range(6):
-                acc += MA[j, i, l] * RV[j, l]
-            RW[j, i] = acc
+        Vs[0, i] = V[k + 1, 0, i]
+        V[k + 1, 0, i] = 0.0 if fixed else -W[k, 0, i]
     if not fixed:
-        RW[0] = 0.0                                                # the base wrench is given
+        _shift_wrench_acc(1.0, Wb[k], ws.d, V[k + 1, 0])
+        cholesky6_solve(ws.L, V[k + 1, 0])                             # V₀^(k+1)
+    for j in range(1, N):
+        if not need[j]:
+            continue
+        p = parent[j]
+        s = 0.0
+        for i in range(6):
+            Vs[j, i] = V[k + 1, j, i]
+            s += U[j, i] * V[k + 1, p, i]
+        x = q[k + 2, j - 1] - s / D[j]                                  # q^(k+2)
+        for i in range(6):
+            V[k + 1, j, i] += S[0, j, i] * x + V[k + 1, p, i]
+
+
+@njit
+def restore_bias_twists(ws, k, need, Vs):
+    """Undo :func:`free_motion_on_paths`: the bias twists back in ``V^(k+1)``."""
+    V = ws.V
+    for j in range(need.shape[0]):
+        if j == 0 or need[j]:
+            for i in range(6):
+                V[k + 1, j, i] = Vs[j, i]
+
+
+@njit
+def force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW):
+    """The wrenches of ``λ^(k)`` (``lk``) added to the bias pass of order k:
+    to ``W^(k)`` (the articulated bias ``W^A``) and ``q^(k+2)`` (``q̃``) of the
+    constrained bodies and their ancestors (``dW`` (N, 6): scratch)."""
+    parent, S, U, D, W = model.body_parent, ws.S, ws.U, ws.D, ws.W
+    N = parent.shape[0]
+    for j in range(N):
+        if j == 0 or need[j]:
+            for t in range(6):
+                dW[j, t] = 0.0
+    for c in range(cd.kind.shape[0]):                                  # − the wrenches of λ_c
+        a, b, kind = cd.body_a[c], cd.body_b[c], cd.kind[c]
+        f0, f1, f2 = _force(cd, c, lk)
+        x, y, z = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
+        m0, m1, m2 = y * f2 - z * f1, z * f0 - x * f2, x * f1 - y * f0
+        if kind == KIND_6D:
+            r0 = cd.row[c]
+            m0, m1, m2 = m0 + lk[r0], m1 + lk[r0 + 1], m2 + lk[r0 + 2]
+        dW[a, 0] -= m0
+        dW[a, 1] -= m1
+        dW[a, 2] -= m2
+        dW[a, 3] -= f0
+        dW[a, 4] -= f1
+        dW[a, 5] -= f2
+        if b >= 0:
+            if kind != KIND_6D:
+                x, y, z = Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2]
+                m0, m1, m2 = y * f2 - z * f1, z * f0 - x * f2, x * f1 - y * f0
+            dW[b, 0] += m0
+            dW[b, 1] += m1
+            dW[b, 2] += m2
+            dW[b, 3] += f0
+            dW[b, 4] += f1
+            dW[b, 5] += f2
+    for j in range(N - 1, 0, -1):
+        if not need[j]:
+            continue
+        s = 0.0
+        for t in range(6):
+            s += S[0, j, t] * dW[j, t]
+        x = -s / D[j]
+        q[k + 2, j - 1] += x                                           # q̃_j
+        p = parent[j]
+        for t in range(6):
+            W[k, j, t] += dW[j, t]
+            dW[p, t] += dW[j, t] + U[j, t] * x
+    for t in range(6):
+        W[k, 0, t] += dW[0, t]
+
+
+@njit
+def unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, WA, qt):
+    """``RV[l]``: ``ΔV_j`` of the response to a unit force along row ``l`` (the
+    linear part of one articulated-body step, SPEC §5, driven by its wrenches
+    of :func:`_row_direction`), for every ``j`` on the paths from the base to the
+    constrained bodies, ``need`` (the other rows of ``RV[l]`` are not written). A force
+    on bodies a and b moves the articulated bias of their ancestors only, so
+    the leaves-first pass visits those, and the parents-first pass the paths;
+    the rows of one constraint go through each body together. ``WA`` (6, N,
+    6), ``qt`` (6, N): scratch."""
+    parent, S, U, D = model.body_parent, ws.S, ws.U, ws.D
+    N, nc = parent.shape[0], cd.kind.shape[0]
+    up = np.zeros(N, np.bool_)                  # an ancestor of this constraint's bodies
+    for c in range(nc):
+        a, b, mc, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
+        up[:] = False
+        for j in (a, b):
+            while j > 0 and not up[j]:
+                up[j] = True
+                j = parent[j]
+        ax, ay, az = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
+        bx, by, bz = (ax, ay, az) if mc == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2])
+        for i in range(mc):
+            for j in range(N):
+                if j == 0 or up[j]:
+                    for t in range(6):
+                        WA[i, j, t] = 0.0
+            moment, e0, e1, e2 = _row_direction(mc, i, cd.normal[c, 0], cd.normal[c, 1],
+                                                cd.normal[c, 2])
+            if moment:                                             # the bias pass's − W_app
+                WA[i, a, 0] -= e0
+                WA[i, a, 1] -= e1
+                WA[i, a, 2] -= e2
+                if b >= 0:
+                    WA[i, b, 0] += e0
+                    WA[i, b, 1] += e1
+                    WA[i, b, 2] += e2
+                continue
+            WA[i, a, 0] -= ay * e2 - az * e1
+            WA[i, a, 1] -= az * e0 - ax * e2
+            WA[i, a, 2] -= ax * e1 - ay * e0
+            WA[i, a, 3] -= e0
+            WA[i, a, 4] -= e1
+            WA[i, a, 5] -= e2
+            if b >= 0:
+                WA[i, b, 0] += by * e2 - bz * e1
+                WA[i, b, 1] += bz * e0 - bx * e2
+                WA[i, b, 2] += bx * e1 - by * e0
+                WA[i, b, 3] += e0
+                WA[i, b, 4] += e1
+                WA[i, b, 5] += e2
+        for j in range(N - 1, 0, -1):
+            if not up[j]:
+                continue
+            p, d = parent[j], D[j]
+            for i in range(mc):
+                s = 0.0
+                for t in range(6):
+                    s += S[0, j, t] * WA[i, j, t]
+                x = -s / d                                         # q̃_j
+                qt[i, j] = x
+                for t in range(6):
+                    WA[i, p, t] += WA[i, j, t] + U[j, t] * x
+        for i in range(mc):
+            R = RV[r0 + i]
+            if fixed:
+                R[0] = 0.0
+            else:
+                for t in range(6):
+                    R[0, t] = -WA[i, 0, t]
+                cholesky6_solve(ws.L, R[0])                        # ΔV₀
+        for j in range(1, N):
+            if not need[j]:
+                continue
+            p, d, own = parent[j], D[j], up[j]
+            for i in range(mc):
+                R = RV[r0 + i]
+                s = 0.0
+                for t in range(6):
+                    s += U[j, t] * R[p, t]
+                dq = (qt[i, j] if own else 0.0) - s / d
+                for t in range(6):
+                    R[j, t] = R[p, t] + S[0, j, t] * dq
+
+
+@njit
+def contact_inverse(G, rank_rtol, Gp, L, X):
+    """``Gp = Λ`` from ``G = Λ⁻¹`` (m × m, symmetric); returns its rank
+    (``L``, ``X``: m × m scratch).
+
+    ``Λ⁻¹`` is inverted through its Cholesky factor when that exists and
+    ``‖G‖∞ ‖G⁻¹‖∞ · rank_rtol < 1/2``: as ``‖·‖₂ ≤ ‖·‖∞`` for a symmetric
+    matrix, every eigenvalue is then above ``2 rank_rtol`` times the largest,
+    so the rank is ``m``. Otherwise the pseudo-inverse from the
+    eigendecomposition, eigenvalues below ``rank_rtol`` times the largest
+    taken as zero."""
+    m = G.shape[0]
+    ok = True
+    for i in range(m):
+        for j in range(i + 1):
+            s = G[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > 0.0:
+                    ok = False
+                    break
+                L[i, i] = np.sqrt(s)
+                X[i, i] = 1.0 / L[i, i]                            # the diagonal of L⁻¹
+            else:
+                L[i, j] = s * X[j, j]
+        if not ok:
+            break
+    if ok:
+        for j in range(m):                                         # X = L⁻¹ (lower part)
+            for i in range(j + 1, m):
+                s = 0.0
+                for k in range(j, i):
+                    s -= L[i, k] * X[k, j]
+                X[i, j] = s * X[i, i]
+        for i in range(m):
+            for j in range(i + 1):
+                s = 0.0
+                for k in range(i, m):
+                    s += X[k, i] * X[k, j]
+                Gp[i, j] = Gp[j, i] = s                            # L⁻ᵀ L⁻¹
+        ng = 0.0
+        ngp = 0.0
+        for i in range(m):
+            a = 0.0
+            b = 0.0
+            for j in range(m):
+                a += abs(G[i, j])
+                b += abs(Gp[i, j])
+            ng = max(ng, a)
+            ngp = max(ngp, b)
+        if ng * ngp * rank_rtol < 0.5:
+            return m
+    w, Q = np.linalg.eigh(G)
+    wmax = 0.0
+    for i in range(m):
+        wmax = max(wmax, abs(w[i]))
+    rank = 0
+    Gp[:] = 0.0
+    for s in range(m):
+        if w[s] > rank_rtol * wmax:
+            rank += 1
+            for i in range(m):
+                for l in range(m):
+                    Gp[i, l] += Q[i, s] * Q[l, s] / w[s]
+    return rank
 
 
 @njit
@@ -269,8 +471,7 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         status = check_base_applied(model, Wb, W_app, r, model.floating_base)
     if status != OK:
         return status
-    N, n = model.body_parent.shape[0], q0.shape[1]
-    nc, m = cd.kind.shape[0], cd.row[-1]
+    N, nc, m = model.body_parent.shape[0], cd.kind.shape[0], cd.row[-1]
     fixed = not model.floating_base
     V0 = V0[:1]
     Vb = V0[:0]
@@ -286,68 +487,45 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         status = cholesky6(ws.MA[0], ws.L)
         if status != OK:
             return status
-    Pa = np.zeros((r + 3, nc, 3))
-    Pb = np.zeros((r + 3, nc, 3))
+    # scratch, a few arrays of each shape (B6: the unit responses', then the orders' dW, Vs)
+    P = np.zeros((2, r + 3, nc, 3))
+    Pa, Pb = P[0], P[1]
+    B6 = np.empty((6, N, 6))
+    dW, Vs = B6[0], B6[1]
+    need = np.zeros(N, np.bool_)
+    constrained_paths(model, cd, need)
+    E = np.zeros((4, m))
+    e, ek, ekm, phi = E[0], E[1], E[2], E[3]
+    GG = np.zeros((4, m, m))
+    G, Gp = GG[0], GG[1]
+    Q = np.empty((6, N))
+    RV = np.empty((m, N, 6))
     contact_points(cd, ws, Pa, Pb)
     point_jets(cd, ws, Pa, Pb, 1)
     # --- responses to unit forces and Λ⁻¹ = J M⁻¹ Jᵀ (once) ---
-    RV = np.empty((m, N, 6))
-    RW = np.empty((m, N, 6))
-    Rq = np.empty((m, n))
-    WA = np.empty((N, 6))
-    qt = np.zeros(N)
-    wa = np.empty(6)
-    wb = np.empty(6)
-    for k in range(nc):
-        for i in range(cd.kind[k]):
-            _unit_wrench(cd, k, i, Pa, Pb, wa, wb)
-            l = cd.row[k] + i
-            response(model, ws, cd.body_a[k], wa, cd.body_b[k], wb, fixed, WA, qt, RV[l], RW[l],
-                     Rq[l])
-    G = np.empty((m, m))
-    col = np.empty(m)
+    unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q)
     for l in range(m):
-        _response_rate(cd, RV[l], Pa, Pb, col)
+        _response_rate(cd, RV, l, Pa, Pb, e)
         for i in range(m):
-            G[i, l] = col[i]
+            G[i, l] = e[i]
     for i in range(m):
         for l in range(i):
             g = 0.5 * (G[i, l] + G[l, i])
             G[i, l] = G[l, i] = g
-    w, Q = np.linalg.eigh(G)
-    wmax = 0.0
-    for i in range(m):
-        wmax = max(wmax, abs(w[i]))
-    rank = 0
-    Gp = np.zeros((m, m))
-    for s in range(m):
-        if w[s] > rank_rtol * wmax:
-            rank += 1
-            for i in range(m):
-                for l in range(m):
-                    Gp[i, l] += Q[i, s] * Q[l, s] / w[s]
+    rank = contact_inverse(G, rank_rtol, Gp, GG[2], GG[3])
     info[0] = rank
     info[1] = 0.0
     info[2] = -1.0
     # --- Baumgarte: φ^(0) ---
-    phi = np.zeros(m)
     if beta != 0.0:
         status = constraint_error_kernel(cd, ws, Pa, phi)
         if status != OK:
             return status
     # --- the orders ---
-    Wall = np.zeros((r + 1, N, 6))
-    if W_app.shape[0] > 0:
-        Wall[:] = W_app
-    e = np.empty(m)
-    ek = np.empty(m)
-    ekm = np.zeros(m)
-    dV = np.empty((N, 6))
-    mom = np.empty(3)
     for k in range(r + 1):
         if k > 0:
             point_jets(cd, ws, Pa, Pb, k + 1)                       # p^(k+1) from V^(0..k)
-        # 1. the known wrench terms of λ^(0..k−1), about o, into the applied jets
+        # 1. the known wrench terms of λ^(0..k−1) into W^(k), as the bias pass adds − W_app
         for cc in range(nc):
             a, b, kind, r0 = cd.body_a[cc], cd.body_b[cc], cd.kind[cc], cd.row[cc]
             for s in range(1, k + 1):
@@ -357,23 +535,22 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                         continue
                     p = Pa[s, cc] if (side == 0 or kind == KIND_6D) else Pb[s, cc]
                     sg = binom[k, s] * (1.0 if side == 0 else -1.0)
-                    mom[0] = sg * (p[1] * f2 - p[2] * f1)
-                    mom[1] = sg * (p[2] * f0 - p[0] * f2)
-                    mom[2] = sg * (p[0] * f1 - p[1] * f0)
                     j = a if side == 0 else b
-                    for i in range(3):
-                        Wall[k, j, i] += mom[i]                     # a pure moment: any point
-        # 2. the free step
-        bias_pass(model, ws, k, q, tau, Wall, None)
-        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)
+                    W[k, j, 0] -= sg * (p[1] * f2 - p[2] * f1)      # a pure moment: any point
+                    W[k, j, 1] -= sg * (p[2] * f0 - p[0] * f2)
+                    W[k, j, 2] -= sg * (p[0] * f1 - p[1] * f0)
+        # 2. the bias pass, and the free rate from the free motion on the paths
+        bias_pass(model, ws, k, q, tau, W_app, None)
+        free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs)
         point_jets(cd, ws, Pa, Pb, k + 2)                           # free p^(k+2)
         constraint_rate(cd, V, Pa, Pb, k + 1, binom, e)
+        restore_bias_twists(ws, k, need, Vs)
         if alpha != 0.0 or beta != 0.0:
             constraint_rate(cd, V, Pa, Pb, k, binom, ek)
             for i in range(m):
                 e[i] += 2.0 * alpha * ek[i] + beta * beta * (phi[i] if k == 0 else ekm[i])
             ekm[:] = ek
-        # 3. λ^(k) = −Λ e, and the responses
+        # 3. λ^(k) = −Λ e, its wrenches in the bias pass, and the recovery pass
         lk = lam[k]
         for i in range(m):
             acc = 0.0
@@ -394,19 +571,8 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     info[2] = i
             if info[1] > 1e-6 and enorm > 1e-12:
                 return INCONSISTENT
-        dV[:] = 0.0
-        for l in range(m):
-            x = lk[l]
-            for j in range(N):
-                for i in range(6):
-                    dV[j, i] += x * RV[l, j, i]
-                    W[k, j, i] += x * RW[l, j, i]
-            for i in range(n):
-                q[k + 2, i] += x * Rq[l, i]
-        for j in range(N):
-            for i in range(6):
-                V[k + 1, j, i] += dV[j, i]
-            _com_order(j, k + 2, V, binom, c)                       # c^(k+2) with the final V^(k+1)
+        force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW)
+        recover(model, ws, k, q, tau, Vb, Wb, None, fixed)          # the final order-k quantities
     base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
     if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
             and _all_finite(ws.base_wrench.reshape(-1)) and _all_finite(lam.reshape(-1))):
@@ -427,30 +593,27 @@ def _force(cd, c, lk):
 
 
 @njit
-def _response_rate(cd, RVl, Pa, Pb, out):
-    """``J ΔV`` (m,) of one response (the order-0 rows of SPEC §13.1 with the
+def _response_rate(cd, RV, l, Pa, Pb, out):
+    """``J ΔV`` (m,) of response ``l`` (the order-0 rows of SPEC §13.1 with the
     point velocities ``Δω × p + Δv``)."""
     for c in range(cd.kind.shape[0]):
-        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
-        pa = Pa[0, c]
-        pb = pa if cd.kind[c] == KIND_6D else Pb[0, c]
-        wa, wb = RVl[a], RVl[max(b, 0)]
+        a, b, r0, kind = cd.body_a[c], cd.body_b[c], cd.row[c], cd.kind[c]
+        b0 = max(b, 0)
         sb = 1.0 if b >= 0 else 0.0
-        va0 = wa[3] + wa[1] * pa[2] - wa[2] * pa[1]
-        va1 = wa[4] + wa[2] * pa[0] - wa[0] * pa[2]
-        va2 = wa[5] + wa[0] * pa[1] - wa[1] * pa[0]
-        vb0 = sb * (wb[3] + wb[1] * pb[2] - wb[2] * pb[1])
-        vb1 = sb * (wb[4] + wb[2] * pb[0] - wb[0] * pb[2])
-        vb2 = sb * (wb[5] + wb[0] * pb[1] - wb[1] * pb[0])
-        if cd.kind[c] == KIND_6D:
-            for i in range(3):
-                out[r0 + i] = wa[i] - sb * wb[i]
-            out[r0 + 3], out[r0 + 4], out[r0 + 5] = va0 - vb0, va1 - vb1, va2 - vb2
-        elif cd.kind[c] == KIND_1D:
-            n = cd.normal[c]
-            out[r0] = n[0] * (va0 - vb0) + n[1] * (va1 - vb1) + n[2] * (va2 - vb2)
+        ax, ay, az = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
+        bx, by, bz = (ax, ay, az) if kind == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2])
+        w0, w1, w2 = RV[l, a, 0], RV[l, a, 1], RV[l, a, 2]
+        u0, u1, u2 = sb * RV[l, b0, 0], sb * RV[l, b0, 1], sb * RV[l, b0, 2]
+        d0 = RV[l, a, 3] + w1 * az - w2 * ay - sb * RV[l, b0, 3] - (u1 * bz - u2 * by)
+        d1 = RV[l, a, 4] + w2 * ax - w0 * az - sb * RV[l, b0, 4] - (u2 * bx - u0 * bz)
+        d2 = RV[l, a, 5] + w0 * ay - w1 * ax - sb * RV[l, b0, 5] - (u0 * by - u1 * bx)
+        if kind == KIND_6D:
+            out[r0], out[r0 + 1], out[r0 + 2] = w0 - u0, w1 - u1, w2 - u2
+            out[r0 + 3], out[r0 + 4], out[r0 + 5] = d0, d1, d2
+        elif kind == KIND_1D:
+            out[r0] = cd.normal[c, 0] * d0 + cd.normal[c, 1] * d1 + cd.normal[c, 2] * d2
         else:
-            out[r0], out[r0 + 1], out[r0 + 2] = va0 - vb0, va1 - vb1, va2 - vb2
+            out[r0], out[r0 + 1], out[r0 + 2] = d0, d1, d2
 
 
 CONSTRAINED_FORWARD = Kernel(constrained_forward_kernel)
@@ -458,7 +621,12 @@ CONSTRAINED_FORWARD = Kernel(constrained_forward_kernel)
 
 # ---------------------------------------------------------------- public --
 
+_INF = float("inf")
+
+
 def _scalar_arg(x, name, nonneg=True):
+    if type(x) is float and (0.0 if nonneg else -_INF) <= x < _INF:
+        return x                                                   # the common case, quickly
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name}: expected a real number, got {type(x).__name__}")
     x = float(x)
@@ -538,12 +706,6 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     space of ``Jᵀ`` moves along the motion (a planar loop closed by a ball
     joint on a rotating base).
     """
-    from .._checks import (about_base, applied_arg, check_applied_slow, check_jet,
-                           check_motion_slow, motion_args, raise_for)
-    from ..forward import force_args
-    from ..model import check_model_order
-    from ..workspace import workspace_for
-    from .constraints import check_constraints
     r = check_model_order(model, order)
     cs = check_constraints(model, constraints)
     alpha, beta = baumgarte_arg(baumgarte)
@@ -558,23 +720,18 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     status, call = ws._serve(CONSTRAINED_FORWARD, model, cs.data, C0, about_base("world"), V0,
                              q0, tau_in, Wb, Wa, r, alpha, beta, rtol, lam, info)
     if status == INCONSISTENT:
-        i = int(info[2])
-        raise ValueError(f"constraints: redundant (rank {int(info[0])} of {cs.n_rows} rows) and "
-                         f"the state does not satisfy them: constraint {row_name(cs, i)!r} has a "
-                         f"relative residual {info[1]:.2e} in its acceleration equation; a "
-                         "redundant set needs J ν = 0 (project the velocity, or drop the "
-                         "redundant constraint)")
+        raise ValueError(f"constraints: {inconsistent_message(cs, info)}")
     if status == NOT_ANCHORED:
-        raise ValueError("baumgarte: beta > 0 needs the position error of every constraint, "
-                         "but a world contact has no anchor; use constraints.anchored(base_pose, "
-                         "q) or give anchor=")
+        c = int(np.flatnonzero(~cs.data.anchored)[0])
+        raise ValueError(f"baumgarte: beta > 0 needs the position error of every constraint, "
+                         f"but world contact {cs.names[c]!r} has no anchor; use "
+                         f"constraints.anchored(base_pose, q) or give anchor=")
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, 1, 2),
             check_jet(tau, "tau", (r + 1, n)),
             check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
             check_applied_slow(model, applied, r + 1)))
-    from .results import ConstrainedForwardDynamicsResult
     rank = int(info[0])
     V_out, q_out = ws.base_twist.copy(), ws.q.copy()
     if rank < cs.n_rows and r > 0:
@@ -618,6 +775,14 @@ def minimum_norm_jets(cs, C0, base_twist, q, lam, rank):
         null_part = -sum(B[k, a] * N[a].T @ out[k - a] for a in range(1, k + 1))
         out[k] = rng_part + N[0] @ null_part
     return out
+
+
+def inconsistent_message(cs, info):
+    """What an ``INCONSISTENT`` status means, from the kernel's ``info``."""
+    return (f"redundant (rank {int(info[0])} of {cs.n_rows} rows) and the state does not "
+            f"satisfy them: constraint {row_name(cs, int(info[2]))!r} has a relative residual "
+            f"{info[1]:.2e} in its acceleration equation; a redundant set needs J ν = 0 "
+            "(project the velocity, or drop the redundant constraint)")
 
 
 def row_name(cs, i):

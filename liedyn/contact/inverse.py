@@ -39,8 +39,12 @@ from .results import _Forces
 __all__ = ["constrained_inverse_dynamics", "ConstrainedInverseDynamicsResult"]
 
 # A motion whose constraint rate (J ν)^(k) exceeds this fraction of the size
-# of its terms Σ_a binom(k, a) |J^(a)| |ν^(k−a)| is refused.
+# of its terms Σ_a binom(k, a) |J^(a)| |ν^(k−a)|, and CONSISTENCY_ATOL (SI
+# units: m/s^(k+1), rad/s^(k+1)), is refused. The absolute floor admits the
+# round-off of a robot at rest, whose accelerations are sums of terms of the
+# size of gravity that cancel to ~1e-13 and leave nothing to be relative to.
 CONSISTENCY_RTOL = 1e-8
+CONSISTENCY_ATOL = 1e-10
 RANK_RTOL = 1e-10
 
 
@@ -129,7 +133,7 @@ def _consistency(cs, J, nu, r):
             rate += t
             size += B[k, a] * np.abs(J[a]) @ np.abs(nu[k - a])
         bad = np.abs(rate) > CONSISTENCY_RTOL * np.maximum(size, 1e-300)
-        bad &= np.abs(rate) > 1e-14
+        bad &= np.abs(rate) > CONSISTENCY_ATOL
         if np.any(bad):
             i = int(np.argmax(np.where(bad, np.abs(rate) / np.maximum(size, 1e-300), 0)))
             what = "velocity" if k == 0 else f"derivative {k} of the velocity"

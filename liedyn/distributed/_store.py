@@ -139,7 +139,7 @@ def _stacked(controls):
 
 def read_trajectory(path, run):
     """The :class:`liedyn.Trajectory` stored for ``run``."""
-    from ..simulate import Trajectory
+    from .. import Trajectory
     root = open_root(path, mode="r")
     name = f"trajectories/{int(run):07d}"
     try:

@@ -46,6 +46,7 @@ gathered table equals a serial loop exactly, however the runs were spread.
 
 import dataclasses
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -62,15 +63,18 @@ from .. import se3
 from .._checks import check_scalar
 from ..batch import available_cores
 from ..model import Model, check_model
-from ..simulate import SimulationError, State, simulate
+from .. import SimulationError, State, simulate
 from . import _store
 
 __all__ = ["monte_carlo", "Run", "MonteCarloResult", "tracking_summary", "scaled_model",
            "load_trajectory"]
 
-# Keywords of liedyn.simulate a study may set for every run.
-_SIMULATE_OPTIONS = ("control_rate", "adaptive", "rtol", "atol", "min_step", "max_step",
-                     "reference", "t0", "divergence")
+# Keywords of liedyn.simulate a study may set for every run (all but what a
+# run or the study sets itself).
+_SIMULATE_OPTIONS = tuple(
+    k for k, p in inspect.signature(simulate).parameters.items()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+    and k not in ("dt", "controller", "plant", "progress"))
 # Columns every table has besides the summary's.
 _FRAMEWORK_COLUMNS = ("failure_time",)
 _TASKS_PER_WORKER = 8       # default runs_per_task: about this many tasks per worker
@@ -628,9 +632,10 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
     progress : bool, keyword
         Finished tasks on stderr.
     **options
-        Keywords of :func:`liedyn.simulate` for every run: ``control_rate``,
+        Keywords of :func:`liedyn.simulate` for every run (``control_rate``,
         ``adaptive``, ``rtol``, ``atol``, ``min_step``, ``max_step``,
-        ``reference``, ``t0``, ``divergence``.
+        ``reference``, ``t0``, ``divergence``, …: every keyword but ``dt``,
+        ``controller``, ``plant`` and ``progress``).
 
     Returns
     -------

@@ -1,38 +1,6 @@
-"""Simulation: forward dynamics integrated in time, the base pose on SE(3)
-(SPEC §10).
-
-The state is the base pose ``C₀ ∈ SE(3)``, the base twist ``V₀``, the joint
-positions and velocities ``q, q̇`` and optional extra states ``z`` (actuator
-states, filters, …). It obeys
-
-    Ċ₀ = [V₀] C₀,   V̇₀, q̈ = forward dynamics (SPEC §5, order 0),   ż = extra_rate,
-
-and is integrated by the Runge–Kutta–Munthe-Kaas method built on the classical
-fourth-order Runge–Kutta tableau: the pose is advanced by the group
-exponential, ``C₀ ← exp([Ω]) C₀``, so it stays in SE(3) to round-off without
-any re-orthonormalization; everything else lives in Rⁿ.
-
-Glossary (SPEC §10)
--------------------
-============  ==============  ===================================================
-``h``         scalar          the step
-``A``, ``c``  (5, 5), (5,)    the tableau: RK4 and its FSAL stage ``A[4] = b``
-``R``, ``o``  (3, 3), (3,)    base rotation and origin at the step start
-``x``         (6+2n+m,)       the vector state ``(V₀, q, q̇, z)``, ``V₀`` about ``o``
-``Ω_i``       (6,)            stage increment on the group, ``h Σ_j A[i,j] K_j``
-``K``         (5, 6)          ``K_i = dexp_inv(Ω_i) V₀,i``, pose rates in the algebra
-``F``         (5, 6+2n+m)     ``F_i = (V̇₀, q̇, q̈, ż)`` at stage ``i``
-``C``         (4, 4)          stage pose ``exp(Ω_i) R`` relative to ``o``
-============  ==============  ===================================================
-
-Computation point. Within a step every pose, twist and wrench is taken
-relative to ``o``, the base origin at the step start (world axes): the
-forward-dynamics kernel sees a base near the origin whatever the robot's
-distance from the world origin (SPEC §1), and ``V₀`` is stored between steps
-as the twist about the current base origin. ``reference`` only sets the point
-that the twists and wrenches passed to and from the callbacks and stored in
-the :class:`Trajectory` are taken about.
-"""
+"""One simulation: the arguments checked, the buffers, the step loop
+(fixed, fixed with held inputs in compiled blocks, adaptive), the
+progress line, and :func:`simulate` (SPEC §10)."""
 
 import math
 import sys
@@ -40,578 +8,18 @@ import time
 
 import numpy as np
 
-from ._checks import OK, _all_finite, about_base, as_array, check_pose, check_scalar, counted, \
-    status_message
-from ._data import _plain_handle
-from ._jit import JIT, Kernel, njit
-from .forward import forward_dynamics_kernel
-from .model import _frozen, check_model
-from .results import _freeze, _frozen_setattr
-from .se3 import _dexp_inv_into, _exp_se3_into, _shift_twist, _shift_wrench, _unshift_twist, \
-    _unshift_wrench
-from .workspace import Workspace
-
-__all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError"]
-
-# The classical fourth-order tableau and its first-same-as-last stage, which
-# evaluates the dynamics at the new state: with it, b̂ = (1/6, 1/3, 1/3, 0, 1/6)
-# is a third-order solution (the order conditions Σb̂ = 1, Σb̂c = 1/2,
-# Σb̂c² = 1/3, Σb̂Ac = 1/6 hold), and y₄ − y₃ = h (K₃ − K₄)/6 estimates the
-# local error of the third-order one (SPEC §10).
-_A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0],
-               [0.5, 0.0, 0.0, 0.0, 0.0],
-               [0.0, 0.5, 0.0, 0.0, 0.0],
-               [0.0, 0.0, 1.0, 0.0, 0.0],
-               [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0, 0.0]])
-_C = np.array([0.0, 0.5, 0.5, 1.0, 1.0])
-_E = np.array([0.0, 0.0, 0.0, 1.0 / 6.0, -1.0 / 6.0])          # b − b̂
-for _a in (_A, _C, _E):
-    _a.setflags(write=False)
-
-# Step-size control of the adaptive option: h_new = h · clip(SAFETY · err^(−1/4),
-# FAC_MIN, FAC_MAX); the error estimate is O(h⁴) (third-order solution), hence
-# the exponent. After a rejection the step may not grow on the next attempt.
-SAFETY, FAC_MIN, FAC_MAX = 0.9, 0.2, 5.0
-
-_EMPTY1 = np.zeros(0)
-_EMPTY2 = np.zeros((0, 6))
-for _a in (_EMPTY1, _EMPTY2):
-    _a.setflags(write=False)
-
-
-# ---------------------------------------------------------- the handle --
-
-# The integrator's buffers, one handle for the kernels (as liedyn._data's
-# model and workspace handles): ``A`` the tableau; ``R``, ``o``, ``xn`` the
-# state at the step start; ``K``, ``F``, ``Om`` the stage rates and increment;
-# ``E`` scratch; ``C``, ``x`` the stage state, ``V1`` and ``qq`` views of ``x``
-# in the shapes of the forward-dynamics kernel; ``tau``, ``Wb``, ``Wa``,
-# ``zdot`` the stage inputs (wrenches about ``o``); ``about_base`` the
-# kernel's reference flag, false (the stage pose is relative to ``o``, which
-# the kernel takes for the world origin), kept here so that the kernel is
-# called with the same (non-literal) argument types as everywhere else. The
-# kernel leaves its outputs in the workspace (``ws.base_twist``, ``ws.q``).
-_SIM_FIELDS = ("A", "R", "o", "xn", "K", "F", "Om", "E", "C", "x", "V1", "qq", "tau", "Wb",
-               "Wa", "zdot", "about_base")
-
-# The trajectory's state columns, filled by the kernels.
-_REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_acceleration",
-               "joint_acceleration")
-
-if JIT:
-    from numba.experimental import structref as _structref
-
-    from ._data import HandleType
-
-    @_structref.register
-    class _SimDataType(HandleType):
-        pass
-
-    @_structref.register
-    class _RecDataType(HandleType):
-        pass
-
-    class _SimData(_structref.StructRefProxy):
-        """Compiled handle of a simulation's buffers."""
-
-    class _RecData(_structref.StructRefProxy):
-        """Compiled handle of a trajectory's state columns."""
-
-    _structref.define_proxy(_SimData, _SimDataType, list(_SIM_FIELDS))
-    _structref.define_proxy(_RecData, _RecDataType, list(_REC_FIELDS))
-else:  # pragma: no cover - exercised with NUMBA_DISABLE_JIT=1
-    _SimData = _plain_handle("_SimData", _SIM_FIELDS)
-    _RecData = _plain_handle("_RecData", _REC_FIELDS)
-
-
-@njit
-def _sim_data(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, about_base):
-    return _SimData(A, R, o, xn, K, F, Om, E, C, x, V1, qq, tau, Wb, Wa, zdot, about_base)
-
-
-@njit
-def _rec_data(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration):
-    return _RecData(time, base_pose, base_twist, q, extra, base_acceleration, joint_acceleration)
-
-
-# ---------------------------------------------------------------- kernels --
-
-@njit
-def _point_into(sim, i, h):
-    """Stage ``i`` of a step (SPEC §10): ``Ω_i = h Σ_j A[i,j] K_j``,
-    ``C = exp(Ω_i) R``, ``x = x_n + h Σ_j A[i,j] F_j``."""
-    A, K, F, Om, C, x, R, E = sim.A, sim.K, sim.F, sim.Om, sim.C, sim.x, sim.R, sim.E
-    nx = x.shape[0]
-    for k in range(6):
-        Om[k] = 0.0
-    for k in range(nx):
-        x[k] = sim.xn[k]
-    for j in range(i):
-        a = h * A[i, j]
-        if a != 0.0:
-            for k in range(6):
-                Om[k] += a * K[j, k]
-            for k in range(nx):
-                x[k] += a * F[j, k]
-    _exp_se3_into(Om, 1.0, E)
-    for r in range(3):
-        for c in range(3):
-            C[r, c] = E[r, 0] * R[0, c] + E[r, 1] * R[1, c] + E[r, 2] * R[2, c]
-        C[r, 3] = E[r, 3]
-        C[3, r] = 0.0
-    C[3, 3] = 1.0
-
-
-@njit
-def _point(sim, i, h, base_ref, want):
-    """:func:`_point_into`; with ``want``, also the stage state for the
-    callbacks as one fresh array ``(pose (16), V₀ (6), q, q̇, z)``, the pose
-    in the world and ``V₀`` about the reference point (else an empty array)."""
-    _point_into(sim, i, h)
-    C, x, o = sim.C, sim.x, sim.o
-    nx = x.shape[0]
-    if not want:
-        return np.empty(0)
-    s = np.empty(16 + nx)
-    for r in range(4):
-        for c in range(4):
-            s[4 * r + c] = C[r, c]
-    for r in range(3):
-        s[4 * r + 3] += o[r]
-    if base_ref:                                   # about p = o + C[:3, 3]
-        _shift_twist(x[:6], C[:3, 3], s[16:22])
-    else:                                          # about the world origin
-        _unshift_twist(x[:6], o, s[16:22])
-    for k in range(6, nx):
-        s[16 + k] = x[k]
-    return s
-
-
-@njit
-def _load(sim, tau_u, W_u, Wa_u, z_u, base_ref):
-    """The stage's inputs (about the reference point) into the kernel
-    buffers, wrenches taken about ``o`` (SPEC §1). Returns 0, or the first
-    non-finite one: 1 ``tau``, 2 ``base_wrench``, 3 ``applied``, 4 ``extra_rate``."""
-    o, pt = sim.o, sim.C[:3, 3]
-    if tau_u.shape[0] == 0:
-        sim.tau[0, :] = 0.0
-    else:
-        if not _all_finite(tau_u.reshape(-1)):
-            return 1
-        sim.tau[0, :] = tau_u
-    if sim.Wb.shape[0] == 1:
-        if W_u.shape[0] == 0:
-            sim.Wb[0, :] = 0.0
-        else:
-            if not _all_finite(W_u.reshape(-1)):
-                return 2
-            if base_ref:                           # about p = o + pt
-                _unshift_wrench(W_u, pt, sim.Wb[0])
-            else:                                  # about the world origin
-                _shift_wrench(W_u, o, sim.Wb[0])
-    if Wa_u.shape[0] != 0:
-        if not _all_finite(Wa_u.reshape(-1)):
-            return 3
-        for j in range(Wa_u.shape[0]):
-            if base_ref:
-                _unshift_wrench(Wa_u[j], pt, sim.Wa[0, j])
-            else:
-                _shift_wrench(Wa_u[j], o, sim.Wa[0, j])
-    if z_u.shape[0] != 0:
-        if not _all_finite(z_u.reshape(-1)):
-            return 4
-        sim.zdot[:] = z_u
-    return 0
-
-
-@njit
-def _rates(ws, sim, i, n):
-    """``K_i = dexp_inv(Ω_i) V₀,i`` and ``F_i = (V̇₀, q̇, q̈, ż)`` (SPEC §10)."""
-    x, F, Vout, qout = sim.x, sim.F, ws.base_twist, ws.q
-    _dexp_inv_into(sim.Om, x[:6], sim.K[i])
-    for k in range(6):
-        F[i, k] = Vout[1, k]
-    for j in range(n):
-        F[i, 6 + j] = x[6 + n + j]
-        F[i, 6 + n + j] = qout[2, j]
-    for k in range(sim.zdot.shape[0]):
-        F[i, 6 + 2 * n + k] = sim.zdot[k]
-
-
-@njit
-def _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n):
-    """Inputs, forward dynamics of order 0 (SPEC §5) and rates of stage ``i``
-    at the stage state. Returns ``(0, 0)``, ``(1, input)`` for a non-finite
-    input (see :func:`_load`) or ``(2, status)`` for a failing kernel."""
-    bad = _load(sim, tau_u, W_u, Wa_u, z_u, base_ref)
-    if bad != 0:
-        return 1, bad
-    Wa = sim.Wa if Wa_u.shape[0] != 0 else sim.Wa[:0]
-    status = forward_dynamics_kernel(model, ws, sim.C, sim.about_base, sim.V1, sim.qq, sim.tau,
-                                     sim.Wb, Wa, ws.order)
-    if status != OK:
-        return 2, status
-    _rates(ws, sim, i, n)
-    return 0, 0
-
-
-@njit
-def _commit(sim, bound):
-    """Accept the stage state ``(C, x)`` as the new state: ``R``, ``o`` and
-    ``x_n``, with ``V₀`` re-taken about the new base origin ``o + C[:3, 3]``.
-
-    Returns ``(0, −1)``, or ``(1, k)`` / ``(2, k)`` when entry ``k`` of
-    ``(p₀ (3), x)`` is not finite / beyond ``bound``; the state is then
-    left unchanged."""
-    C, x, o = sim.C, sim.x, sim.o
-    for k in range(3 + x.shape[0]):
-        v = o[k] + C[k, 3] if k < 3 else x[k - 3]
-        if not np.isfinite(v):
-            return 1, k
-        if abs(v) > bound:
-            return 2, k
-    for r in range(3):
-        for c in range(3):
-            sim.R[r, c] = C[r, c]
-    sim.xn[:] = x
-    _shift_twist(x[:6], C[:3, 3], sim.xn[:6])       # V₀ about the new origin
-    for r in range(3):
-        o[r] += C[r, 3]
-    return 0, -1
-
-
-@njit
-def _reuse_last_stage(sim, pt):
-    """After :func:`_commit`: the FSAL stage, evaluated at the new state, is
-    the next step's first stage, its ``V̇₀`` re-taken about the new origin
-    (``pt`` is the step's displacement of the base origin)."""
-    F = sim.F
-    _shift_twist(F[4, :6], pt, F[0, :6])
-    F[0, 6:] = F[4, 6:]
-    sim.K[0, :] = sim.xn[:6]
-
-
-@njit
-def _error_norm(sim, h, e, rtol, atol, floating):
-    """RMS over the state of ``(y₄ − y₃) / (atol + rtol·|y|)`` (SPEC §10) and
-    the entry contributing most: ``0..5`` the pose (scale 1 rad, 1 m), then
-    ``6 + k`` entry ``k`` of ``x``."""
-    K, F, xn, x = sim.K, sim.F, sim.xn, sim.x
-    acc, count, worst, worst_r = 0.0, 0, -1, -1.0
-    nx = x.shape[0]
-    for k in range(6 + nx):
-        if not floating and k < 12:
-            continue
-        d = 0.0
-        if k < 6:
-            for i in range(5):
-                d += e[i] * K[i, k]
-            sc = atol + rtol
-        else:
-            for i in range(5):
-                d += e[i] * F[i, k - 6]
-            sc = atol + rtol * max(abs(xn[k - 6]), abs(x[k - 6]))
-        r = abs(h * d) / sc
-        acc += r * r
-        count += 1
-        if not r <= worst_r:                       # NaN counts as the worst
-            worst, worst_r = k, r
-    if count == 0:
-        return 0.0, -1
-    return np.sqrt(acc / count), worst
-
-
-@njit
-def _record(sim, rec, k, t, base_ref, n):
-    """Sample ``k``: the state and the first stage's accelerations, twists
-    about the reference point."""
-    R, o, xn, F0 = sim.R, sim.o, sim.xn, sim.F[0]
-    rec.time[k] = t
-    pose = rec.base_pose[k]
-    for r in range(3):
-        for c in range(3):
-            pose[r, c] = R[r, c]
-        pose[r, 3] = o[r]
-        pose[3, r] = 0.0
-    pose[3, 3] = 1.0
-    if base_ref:
-        rec.base_twist[k, 0] = xn[:6]
-        rec.base_acceleration[k] = F0[:6]
-    else:
-        _unshift_twist(xn[:6], o, rec.base_twist[k, 0])
-        _unshift_twist(F0[:6], o, rec.base_acceleration[k])
-    rec.q[k, 0] = xn[6:6 + n]
-    rec.q[k, 1] = xn[6 + n:6 + 2 * n]
-    rec.extra[k] = xn[6 + 2 * n:]
-    rec.joint_acceleration[k] = F0[6 + n:6 + 2 * n]
-
-
-@njit
-def _fixed_steps(model, ws, sim, rec, k0, k1, steps, t0, h, t1, tau_u, W_u, Wa_u, z_u, base_ref,
-                 n, bound):
-    """Fixed steps ``k0 .. k1−1`` of ``steps`` with constant inputs, stage 0
-    of step ``k0`` already evaluated; samples ``k0+1 .. k1−1`` are recorded,
-    the last step's stage 0 is left to the caller (a new input may start
-    there). Returns ``(0, 0, k1, 0)`` or ``(kind, code, k, i)``: failure of
-    kind 1/2 (see :func:`_evaluate`) at stage ``i`` of step ``k``, or
-    3/4 when entry ``code`` of the new state is non-finite / beyond ``bound``."""
-    for k in range(k0, k1):
-        t = t0 + k * h
-        t_new = t1 if k == steps - 1 else t0 + (k + 1) * h
-        hk = t_new - t
-        for i in range(1, 4):
-            _point_into(sim, i, hk)
-            kind, code = _evaluate(model, ws, sim, i, tau_u, W_u, Wa_u, z_u, base_ref, n)
-            if kind != 0:
-                return kind, code, k, i
-        _point_into(sim, 4, hk)
-        kind, code = _commit(sim, bound)
-        if kind != 0:
-            return kind + 2, code, k, 4
-        if k < k1 - 1:
-            _point_into(sim, 0, hk)
-            kind, code = _evaluate(model, ws, sim, 0, tau_u, W_u, Wa_u, z_u, base_ref, n)
-            if kind != 0:
-                return kind, code, k + 1, 0
-            _record(sim, rec, k + 1, t_new, base_ref, n)
-    return 0, 0, k1, 0
-
-
-_SIM = Kernel(_sim_data)
-_REC = Kernel(_rec_data)
-_POINT = Kernel(_point)
-_EVALUATE = Kernel(_evaluate)
-_LOAD = Kernel(_load)
-_RATES = Kernel(_rates)
-_COMMIT = Kernel(_commit)
-_REUSE = Kernel(_reuse_last_stage)
-_ERROR = Kernel(_error_norm)
-_RECORD = Kernel(_record)
-_FIXED_STEPS = Kernel(_fixed_steps)
-
-
-# ------------------------------------------------------------------ types --
-
-class State:
-    """The state of a simulation: base pose and twist, joint positions and
-    velocities, extra states.
-
-    Parameters
-    ----------
-    base_pose : (4, 4), optional
-        ``C₀``, the pose of the base frame in the world (default: the
-        model's home pose).
-    base_twist : (6,), optional
-        ``V₀``, the spatial base twist ``(ω, v)``, world axes, about the
-        reference point of the simulation (the world origin, or the base
-        origin with ``reference="base"``); default zero. Zero for a fixed base.
-    q, qd : (n,), optional
-        Joint positions and velocities, in the model's q-column order
-        (default zero).
-    extra : (m,), optional
-        Extra states integrated alongside (their rates come from
-        :attr:`Inputs.extra_rate`); default none.
-
-    The arrays are copied and read-only. States handed to callbacks are built
-    by the simulation with the same fields (never ``None``).
-
-    Raises
-    ------
-    ValueError, TypeError
-        A pose not in SE(3), wrong shapes or non-finite values, naming the
-        argument.
-    """
-
-    __slots__ = ("base_pose", "base_twist", "q", "qd", "extra")
-    __setattr__ = _frozen_setattr
-
-    def __init__(self, base_pose=None, base_twist=None, q=None, qd=None, extra=None):
-        def arr(x, name, **kw):
-            return None if x is None else _frozen(as_array(x, name, **kw))
-        fields = {"base_pose": None if base_pose is None else
-                  _frozen(check_pose(base_pose, "base_pose")),
-                  "base_twist": arr(base_twist, "base_twist", shape=(6,)),
-                  "q": arr(q, "q", ndim=1), "qd": arr(qd, "qd", ndim=1),
-                  "extra": arr(extra, "extra", ndim=1)}
-        if fields["q"] is not None and fields["qd"] is not None \
-                and fields["q"].shape != fields["qd"].shape:
-            raise ValueError(f"qd: expected the shape of q {fields['q'].shape}, "
-                             f"got {fields['qd'].shape}")
-        _freeze(self, **fields)
-
-    def __repr__(self):
-        fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
-                           for k in State.__slots__)
-        return f"State({fields})"
-
-
-class _StageState(State):
-    """The state of a stage as the callbacks see it: read-only views into one
-    flat array ``(pose (16), V₀ (6), q (n), q̇ (n), z (m))`` made by
-    :func:`_point`, sliced when read (a callback reading two fields pays
-    for two)."""
-
-    __slots__ = ("_s", "_n")
-
-    def __init__(self, s, n):
-        _freeze(self, _s=s, _n=n)
-
-    base_pose = property(lambda self: self._s[:16].reshape(4, 4))
-    base_twist = property(lambda self: self._s[16:22])
-    q = property(lambda self: self._s[22:22 + self._n])
-    qd = property(lambda self: self._s[22 + self._n:22 + 2 * self._n])
-    extra = property(lambda self: self._s[22 + 2 * self._n:])
-
-
-def _input_array(x, name, ndim):
-    """An input as a float64 array (non-finite values are reported by the
-    simulation, which knows the time)."""
-    return None if x is None else as_array(x, name, ndim=ndim, allow_nonfinite=True)
-
-
-class Inputs:
-    """What drives the model during a stage: the actuator model's output.
-
-    Parameters
-    ----------
-    tau : (n,), optional
-        Joint forces ``τ`` (default zero).
-    base_wrench : (6,), optional
-        Spatial wrench ``W₀ = (m, f)`` the base actuators apply, world axes,
-        moment about the simulation's reference point (the world origin, or
-        the base origin with ``reference="base"``); default zero. ``None``
-        for a fixed base.
-    applied : (N, 6), optional
-        Spatial wrenches applied to each body, same frame and point.
-    extra_rate : (m,), optional
-        ``ż``, the derivative of :attr:`State.extra`; required when the state
-        has extra entries.
-
-    Arrays are converted to float64 but not copied. Shapes against the model
-    and finiteness are checked by the simulation, which reports the time.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Non-numeric values or the wrong number of dimensions, naming the argument.
-    """
-
-    __slots__ = ("tau", "base_wrench", "applied", "extra_rate")
-    __setattr__ = _frozen_setattr
-
-    def __init__(self, tau=None, base_wrench=None, applied=None, extra_rate=None):
-        object.__setattr__(self, "tau", _input_array(tau, "tau", 1))
-        object.__setattr__(self, "base_wrench", _input_array(base_wrench, "base_wrench", 1))
-        object.__setattr__(self, "applied", _input_array(applied, "applied", 2))
-        object.__setattr__(self, "extra_rate", _input_array(extra_rate, "extra_rate", 1))
-
-    def __repr__(self):
-        fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
-                           for k in self.__slots__)
-        return f"Inputs({fields})"
-
-
-class Trajectory:
-    """The samples of a simulation: one per accepted step, the first at the
-    start, the last at the end (or at the last completed step before a
-    failure or an interrupt).
-
-    Shapes fit :func:`liedyn.forward_dynamics_batch` directly::
-
-        forward_dynamics_batch(model, traj.base_pose, traj.base_twist, traj.q, 0,
-                               tau=traj.tau, base_wrench=traj.base_wrench,
-                               applied=traj.applied, reference=traj.reference)
-
-    returns ``traj.base_acceleration`` and ``traj.joint_acceleration``, and
-    ``inverse_dynamics_batch(model, traj.base_pose, *traj.motion_jets(), 0, ...)``
-    returns ``traj.tau`` and ``traj.base_wrench``.
-
-    Attributes
-    ----------
-    time : (T,)
-    base_pose : (T, 4, 4)
-        ``C₀`` in the world.
-    base_twist : (T, 1, 6)
-        ``V₀`` about :attr:`reference` (zero for a fixed base).
-    q : (T, 2, n)
-        ``[q; q̇]``.
-    extra : (T, m)
-    tau : (T, 1, n)
-        Joint forces of the stage evaluated at each sample (the inputs from
-        that instant on).
-    base_wrench : (T, 1, 6) or None
-        Base wrench about :attr:`reference`; ``None`` for a fixed base.
-    applied : (T, 1, N, 6) or None
-        Applied wrenches, ``None`` if no stage applied any.
-    controls : list of length T
-        What the controller returned for each sample's stage (with
-        ``control_rate``: the held value), ``None`` without a controller.
-    base_acceleration : (T, 6)
-        ``V̇₀`` the integrator used at each sample, about :attr:`reference`.
-    joint_acceleration : (T, n)
-        ``q̈`` the integrator used at each sample.
-    reference : {"world", "base"}
-    steps, rejected, evaluations : int
-        Accepted steps, rejected steps (adaptive), forward-dynamics evaluations.
-    """
-
-    __slots__ = ("time", "base_pose", "base_twist", "q", "extra", "tau", "base_wrench",
-                 "applied", "controls", "base_acceleration", "joint_acceleration", "reference",
-                 "steps", "rejected", "evaluations")
-    __setattr__ = _frozen_setattr
-
-    def __init__(self, **fields):
-        _freeze(self, **{k: fields[k] for k in self.__slots__})
-
-    def __len__(self):
-        return self.time.shape[0]
-
-    def state(self, k):
-        """The :class:`State` of sample ``k`` (negative counts from the end),
-        e.g. to continue a run with ``simulate(model, traj.state(-1), …, t0=traj.time[-1])``."""
-        T = len(self)
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"k: expected an int, got {type(k).__name__}")
-        if not -T <= k < T:
-            raise IndexError(f"k: sample {k} out of range for {counted(T, 'sample')}")
-        return State(self.base_pose[k], self.base_twist[k, 0], self.q[k, 0], self.q[k, 1],
-                     self.extra[k])
-
-    def motion_jets(self):
-        """``(base_twist (T, 2, 6), q (T, 3, n))``: the state rows with the
-        accelerations the integrator used, the jets
-        :func:`liedyn.inverse_dynamics_batch` of order 0 takes."""
-        V = np.concatenate([self.base_twist, self.base_acceleration[:, None]], axis=1)
-        q = np.concatenate([self.q, self.joint_acceleration[:, None]], axis=1)
-        return V, q
-
-    def __repr__(self):
-        return (f"Trajectory({counted(len(self), 'sample')}, "
-                f"t = {self.time[0] if len(self) else '…'}"
-                f"..{self.time[-1] if len(self) else '…'}, steps={self.steps}, "
-                f"rejected={self.rejected}, evaluations={self.evaluations})")
-
-
-class SimulationError(ValueError):
-    """A simulation stopped: non-finite or diverging state, non-finite or
-    malformed input, a step that is not positive or fell below the minimum,
-    or a failure of the dynamics.
-
-    Attributes
-    ----------
-    time : float
-        When it happened (the stage time).
-    quantity : str
-        What was wrong (``"tau"``, ``"q̇[2]"``, ``"step"``, …).
-    trajectory : Trajectory
-        The samples up to the last completed step.
-    """
-
-    def __init__(self, message, time, quantity, trajectory):
-        super().__init__(message)
-        self.time = time
-        self.quantity = quantity
-        self.trajectory = trajectory
+from .._checks import OK, about_base, as_array, check_scalar, counted, status_message
+from ..model import check_model
+from ..se3 import _shift_twist
+from ..workspace import Workspace
+from .constraints import Held, trajectory_columns
+from .integrator import (_A, _AFTER_STEP, _C, _COMMIT, _E, _EMPTY1, _EMPTY2, _ERROR, _EVALUATE,
+                         _EVALUATE_HELD, _FIXED_STEPS, _FIXED_STEPS_HELD, _POINT, _REC,
+                         _REC_FIELDS, _RECORD, _RECORD_HELD, _REUSE, _SIM, _SIM_FIELDS, FAC_MAX,
+                         FAC_MIN, SAFETY)
+from .state import Inputs, SimulationError, State, Trajectory, _StageState
+
+__all__ = ["simulate"]
 
 
 # ------------------------------------------------------------- progress --
@@ -691,7 +99,8 @@ class _Run:
 
     def __init__(self, model, state0, duration, *, dt, controller=None, control_rate=None,
                  plant=None, adaptive=False, rtol=1e-9, atol=1e-12, min_step=None,
-                 max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10):
+                 max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10,
+                 constraints=None, stabilization="projection"):
         check_model(model)
         self.model = model
         self.base_ref = about_base(reference)
@@ -723,8 +132,9 @@ class _Run:
             raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
         self.progress = bool(progress)
         self._state0(state0)
-        self._buffers()
         self.dt = check_scalar(dt, "dt")
+        self._held(constraints, stabilization)
+        self._buffers()
         if not self.dt > 0.0:
             self._fail(self.t0, "dt", f"the step must be positive, got dt = {self.dt}")
 
@@ -754,6 +164,21 @@ class _Run:
             else:                                  # about the base origin (SPEC §1)
                 _shift_twist(V, np.array(C[:3, 3]), self.x_init[:6])
 
+    def _held(self, constraints, stabilization):
+        """The held constraints (:mod:`liedyn.simulation.constraints`), or none."""
+        self.held = self.con = None
+        self.mc = 0
+        self.kernels = _EVALUATE, _RECORD, _FIXED_STEPS
+        if constraints is None:
+            if not (isinstance(stabilization, str) and stabilization == "projection"):
+                raise ValueError("stabilization: only a run with constraints= is stabilized")
+            return
+        self.held = Held(self.model, constraints, stabilization,
+                         self.dt if self.dt > 0.0 else 1.0, self.C_init, self.x_init[6:6 + self.n])
+        self.con = self.held.data
+        self.mc = self.held.m
+        self.kernels = _EVALUATE_HELD, _RECORD_HELD, _FIXED_STEPS_HELD
+
     def _buffers(self):
         n, N, m = self.n, self.N, self.m
         nx = 6 + 2 * n + m
@@ -767,6 +192,8 @@ class _Run:
              "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m), "about_base": False}
         self.b = b
         self.sim = _SIM.call(*(b[f] for f in _SIM_FIELDS))
+        if self.held is not None:
+            self.held.start(self.model, self.ws, self.sim, b["o"])
         self.want_state = self.plant is not None or (self.controller is not None
                                                      and self.control_rate is None)
         self.steps = self.rejected = self.evaluations = 0
@@ -776,13 +203,15 @@ class _Run:
 
     def _allocate(self, cap):
         """Trajectory storage for ``cap`` samples, keeping what is recorded."""
-        n, N, m, T = self.n, self.N, self.m, self.T
+        n, N, m, T, mc = self.n, self.N, self.m, self.T, self.mc
         old = self.rec
         new = {"time": np.empty(cap), "base_pose": np.empty((cap, 4, 4)),
                "base_twist": np.empty((cap, 1, 6)), "q": np.empty((cap, 2, n)),
                "extra": np.empty((cap, m)), "tau": np.empty((cap, 1, n)),
                "base_wrench": np.empty((cap, 1, 6)), "base_acceleration": np.empty((cap, 6)),
-               "joint_acceleration": np.empty((cap, n)), "applied": None}
+               "joint_acceleration": np.empty((cap, n)), "applied": None,
+               "force": np.empty((cap, mc)), "velocity_residual": np.empty((cap, mc)),
+               "position_residual": np.empty((cap, mc))}
         if old is None:
             self.controls = []
         else:
@@ -806,7 +235,8 @@ class _Run:
             applied=None if r["applied"] is None else r["applied"][:T],
             controls=list(self.controls[:T]), base_acceleration=r["base_acceleration"][:T],
             joint_acceleration=r["joint_acceleration"][:T], reference=self.reference,
-            steps=self.steps, rejected=self.rejected, evaluations=self.evaluations)
+            steps=self.steps, rejected=self.rejected, evaluations=self.evaluations,
+            **trajectory_columns(self.held, r, T))
 
     def _fail(self, t, quantity, detail):
         raise SimulationError(f"t = {t:.9g}: {quantity}: {detail}", t, quantity,
@@ -837,12 +267,32 @@ class _Run:
         self._fail(t, name, f"not finite ({name}{list(where)} = {a[where]}) from the "
                    f"{self._source()}")
 
-    def _dynamics_failed(self, t, status):
+    def _dynamics_failed(self, t, status, i):
+        """Stage ``i``'s kernel failed with ``status``."""
+        if self.held is not None:
+            detail = self.held.stage_failure(status, i)
+            if detail is not None:
+                self._fail(t, "constraints", detail)
         detail = status_message(status, self.model)
         b = self.b
         if not (np.all(np.isfinite(b["x"])) and np.all(np.isfinite(b["C"]))):
             self._fail(t, "state", "the stage state is not finite")
         self._fail(t, "accelerations" if "not finite" in detail else "dynamics", detail)
+
+    def _projection_failed(self, t, status):
+        self._fail(t, "constraints", self.held.projection_failure(status, self.model))
+
+    def current_state(self):
+        """The committed state as a :class:`State`, twist about the reference."""
+        b, n = self.b, self.n
+        C = np.eye(4)
+        C[:3, :3], C[:3, 3] = b["R"], b["o"]
+        x = b["xn"]
+        V = np.array(x[:6])
+        if not self.base_ref:                      # about the world origin
+            V[3:] -= np.cross(V[:3], b["o"])
+        return State(C, V if self.floating else None, x[6:6 + n], x[6 + n:6 + 2 * n],
+                     x[6 + 2 * n:])
 
     def _bad_state(self, t, kind, k):
         """A committed state that is not finite (kind 1) or diverges (kind 2)."""
@@ -914,8 +364,8 @@ class _Run:
     def _evaluate(self, i, arrays):
         """Inputs, forward dynamics (SPEC §5, order 0) and rates of stage
         ``i``; returns ``(kind, code)`` as :func:`_evaluate`."""
-        return _EVALUATE.call(self.model._data, self.ws._data, self.sim, i, *arrays,
-                              self.base_ref, self.n)
+        return self.kernels[0].call(self.model._data, self.ws._data, self.sim, self.con, i,
+                                    *arrays, self.base_ref, self.n)
 
     def _stage(self, i, t, h, sample=False):
         """Evaluate stage ``i`` at time ``t``; returns ``(u, tau, W, Wa, z)``,
@@ -929,7 +379,7 @@ class _Run:
         if kind == 1:
             self._bad_input(t, code, arrays)
         if kind == 2:
-            self._dynamics_failed(t, code)
+            self._dynamics_failed(t, code, i)
         return (u,) + arrays
 
     # -- the loop -------------------------------------------------------------
@@ -938,7 +388,7 @@ class _Run:
         if self.T == self.cap:
             self._allocate(2 * self.cap)
         k = self.T
-        _RECORD.call(self.sim, self.rec_data, k, t, self.base_ref, self.n)
+        self.kernels[1].call(self.sim, self.con, self.rec_data, k, t, self.base_ref, self.n)
         self._record_inputs(k, k + 1, rec)
         self.T = k + 1
 
@@ -960,6 +410,10 @@ class _Run:
         kind, k = _COMMIT.call(self.sim, self.divergence)
         if kind:
             self._bad_state(t_new, kind, k)
+        if self.con is not None:
+            status = _AFTER_STEP.call(self.model._data, self.ws._data, self.sim, self.con)
+            if status != OK:
+                self._projection_failed(t_new, status)
         self.steps += 1
 
     def run(self):
@@ -1039,9 +493,9 @@ class _Run:
             k1 = min(steps, k + _BLOCK)
             if every:
                 k1 = min(k1, (k // every + 1) * every)
-            kind, code, ks, i = _FIXED_STEPS.call(
-                self.model._data, self.ws._data, self.sim, self.rec_data, k, k1, steps, self.t0,
-                h, t1, *rec[1:], self.base_ref, self.n, self.divergence)
+            kind, code, ks, i = self.kernels[2].call(
+                self.model._data, self.ws._data, self.sim, self.con, self.rec_data, k, k1, steps,
+                self.t0, h, t1, *rec[1:], self.base_ref, self.n, self.divergence)
             # steps k .. ks−1 are done; each but the block's last recorded its end
             # sample, and a failure at stage 0 is one at the end of step ks − 1
             end_open = kind == 0 or i == 0
@@ -1058,7 +512,9 @@ class _Run:
                 if kind == 1:
                     self._bad_input(ts, code, rec[1:])
                 if kind == 2:
-                    self._dynamics_failed(ts, code)
+                    self._dynamics_failed(ts, code, i)
+                if kind == 5:
+                    self._projection_failed(ts, code)
                 self._bad_state(ts, kind - 2, code)
             t_new = self._step_time(k1 - 1, h, steps, t1)[1]
             rec = self._stage(0, t_new, h, sample=every > 0 and k1 % every == 0)
@@ -1117,8 +573,12 @@ class _Run:
             if landing and target == next_sample:   # a control sample: new held input
                 samples += 1
                 rec = self._stage(0, t, h, sample=True)
+            elif self.held is not None and self.held.project:
+                rec = self._stage(0, t, h)          # the projection moved the state
             else:
                 _REUSE.call(self.sim, pt)
+                if self.held is not None:
+                    self.held.reuse_last_stage()
                 rec = rec4
             self._record(t, rec)
             if bar is not None:
@@ -1127,13 +587,16 @@ class _Run:
 
 def simulate(model, state0, duration, *, dt, controller=None, control_rate=None, plant=None,
              adaptive=False, rtol=1e-9, atol=1e-12, min_step=None, max_step=None,
-             reference="world", progress=False, t0=0.0, divergence=1e10):
+             reference="world", progress=False, t0=0.0, divergence=1e10, constraints=None,
+             stabilization="projection"):
     """Integrate the equations of motion from ``state0`` for ``duration`` seconds.
 
     The base pose is advanced on SE(3) by the Runge–Kutta–Munthe-Kaas method of
     order 4 (classical RK4 tableau, exact ``dexp⁻¹``; SPEC §10), the joints,
     twists and extra states in Rⁿ; each stage evaluates
-    :func:`liedyn.forward_dynamics` of order 0 in one reused workspace.
+    :func:`liedyn.forward_dynamics` of order 0 in one reused workspace, or,
+    with ``constraints``, :func:`liedyn.constrained_forward_dynamics` of
+    order 0 (the contacts and loops are held for the whole run; SPEC §10.1).
 
     Parameters
     ----------
@@ -1181,12 +644,32 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     divergence : float, keyword
         A state entry (position, twist, joint, extra) beyond this magnitude
         stops the run as diverged (``inf``: never).
+    constraints : ConstraintSet, optional, keyword
+        Contacts and loops held throughout (bilateral). World contacts
+        without an anchor are anchored where their frames are in ``state0``
+        (:meth:`ConstraintSet.anchored`); the anchored set is
+        ``traj.constraints``, to pass on when continuing a run. ``state0``
+        must satisfy them: ``|φ|`` and ``|J ν|`` at most 1e-9 (m, rad, m/s,
+        rad/s), else the run is refused (:func:`liedyn.project_state` gives
+        the nearest state that does).
+    stabilization : "projection", "baumgarte", (alpha, beta) or None, keyword
+        How the drift of ``J ν`` and ``φ`` is controlled (with
+        ``constraints`` only). ``"projection"``: after every accepted step
+        the state is projected onto ``φ = 0`` (Gauss–Newton) and then
+        ``J ν = 0``, both in the kinetic-energy metric; RK4's order is kept
+        and the residuals stay at round-off. ``"baumgarte"``:
+        ``(J ν)˙ + 2α J ν + β² φ = 0`` at every stage with
+        ``α = β = min(10, 0.01/dt)`` (1/s; critically damped, a time
+        constant of at least 100 steps and 0.1 s). ``(alpha, beta)``:
+        Baumgarte with those rates (1/s).
+        ``None``: only ``(J ν)˙ = 0``; the residuals drift.
 
     Returns
     -------
     Trajectory
         One sample per accepted step, with the inputs and accelerations of
-        the stage evaluated at it.
+        the stage evaluated at it; with ``constraints`` also the forces
+        ``λ`` and the residuals ``J ν`` and ``φ`` at each sample.
 
     Raises
     ------
@@ -1195,8 +678,11 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         malformed input from the controller or plant, a non-finite or
         diverging state, ``dt ≤ 0``, a step that is not positive at the
         time's resolution or fell below ``min_step``, a failure of the
-        dynamics; ``err.trajectory`` holds the samples up to the last
-        completed step.
+        dynamics (with constraints: a redundant set the stage state does
+        not satisfy, as :func:`liedyn.constrained_forward_dynamics` refuses
+        it, or a projection that did not converge; quantity
+        ``"constraints"``); ``err.trajectory`` holds the samples up to the
+        last completed step.
     ValueError, TypeError
         Bad arguments, naming them.
 
@@ -1209,7 +695,10 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     callback at every stage each stage returns to Python, which costs
     about as much again as the dynamics (``experiments/bench_simulate.py``).
     The trajectory keeps every accepted step, ``(26 + 4n + m)`` floats each
-    (plus ``6N`` with applied wrenches).
+    (plus ``6N`` with applied wrenches, ``3 m_c`` with ``m_c`` constraint
+    rows). With projection the adaptive step evaluates the first stage of
+    every step afresh (5 evaluations per step): the projected state is not
+    the one the last stage saw.
 
     Any other exception leaving the run — ``KeyboardInterrupt`` (Ctrl-C) or
     one raised by a callback — is re-raised unchanged with the trajectory up
@@ -1217,7 +706,11 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     and a note saying so: an interrupted run is not returned as if it had
     finished.
     """
-    return _Run(model, state0, duration, dt=dt, controller=controller,
-                control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
-                min_step=min_step, max_step=max_step, reference=reference, progress=progress,
-                t0=t0, divergence=divergence).run()
+    run = _Run(model, state0, duration, dt=dt, controller=controller,
+               control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
+               min_step=min_step, max_step=max_step, reference=reference, progress=progress,
+               t0=t0, divergence=divergence, constraints=constraints,
+               stabilization=stabilization)
+    if run.held is not None:
+        run.held.check_initial()
+    return run.run()

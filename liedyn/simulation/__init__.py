@@ -1,0 +1,18 @@
+"""Simulation: forward dynamics integrated in time, the base pose on SE(3)
+(SPEC §10).
+
+=================  ===================================================
+``state``          :class:`State`, :class:`Inputs`, :class:`Trajectory`,
+                   :class:`SimulationError`
+``integrator``     the RKMK4 stages and steps, compiled
+``run``            the step loop and :func:`simulate`
+``constraints``    held contacts and loops: the constrained stage, the
+                   drift control, :func:`project_state`
+=================  ===================================================
+"""
+
+from .constraints import project_state
+from .run import simulate
+from .state import Inputs, SimulationError, State, Trajectory
+
+__all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state"]

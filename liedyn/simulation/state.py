@@ -1,0 +1,267 @@
+"""What a simulation reads and returns: :class:`State`, :class:`Inputs`,
+:class:`Trajectory` and :class:`SimulationError` (SPEC §10)."""
+
+import numpy as np
+
+from .._checks import as_array, check_pose, counted
+from ..model import _frozen
+from ..results import _freeze, _frozen_setattr
+
+__all__ = ["State", "Inputs", "Trajectory", "SimulationError"]
+
+
+class State:
+    """The state of a simulation: base pose and twist, joint positions and
+    velocities, extra states.
+
+    Parameters
+    ----------
+    base_pose : (4, 4), optional
+        ``C₀``, the pose of the base frame in the world (default: the
+        model's home pose).
+    base_twist : (6,), optional
+        ``V₀``, the spatial base twist ``(ω, v)``, world axes, about the
+        reference point of the simulation (the world origin, or the base
+        origin with ``reference="base"``); default zero. Zero for a fixed base.
+    q, qd : (n,), optional
+        Joint positions and velocities, in the model's q-column order
+        (default zero).
+    extra : (m,), optional
+        Extra states integrated alongside (their rates come from
+        :attr:`Inputs.extra_rate`); default none.
+
+    The arrays are copied and read-only. States handed to callbacks are built
+    by the simulation with the same fields (never ``None``).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A pose not in SE(3), wrong shapes or non-finite values, naming the
+        argument.
+    """
+
+    __slots__ = ("base_pose", "base_twist", "q", "qd", "extra")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, base_pose=None, base_twist=None, q=None, qd=None, extra=None):
+        def arr(x, name, **kw):
+            return None if x is None else _frozen(as_array(x, name, **kw))
+        fields = {"base_pose": None if base_pose is None else
+                  _frozen(check_pose(base_pose, "base_pose")),
+                  "base_twist": arr(base_twist, "base_twist", shape=(6,)),
+                  "q": arr(q, "q", ndim=1), "qd": arr(qd, "qd", ndim=1),
+                  "extra": arr(extra, "extra", ndim=1)}
+        if fields["q"] is not None and fields["qd"] is not None \
+                and fields["q"].shape != fields["qd"].shape:
+            raise ValueError(f"qd: expected the shape of q {fields['q'].shape}, "
+                             f"got {fields['qd'].shape}")
+        _freeze(self, **fields)
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
+                           for k in State.__slots__)
+        return f"State({fields})"
+
+
+class _StageState(State):
+    """The state of a stage as the callbacks see it: read-only views into one
+    flat array ``(pose (16), V₀ (6), q (n), q̇ (n), z (m))`` made by
+    :func:`_point`, sliced when read (a callback reading two fields pays
+    for two)."""
+
+    __slots__ = ("_s", "_n")
+
+    def __init__(self, s, n):
+        _freeze(self, _s=s, _n=n)
+
+    base_pose = property(lambda self: self._s[:16].reshape(4, 4))
+    base_twist = property(lambda self: self._s[16:22])
+    q = property(lambda self: self._s[22:22 + self._n])
+    qd = property(lambda self: self._s[22 + self._n:22 + 2 * self._n])
+    extra = property(lambda self: self._s[22 + 2 * self._n:])
+
+
+def _input_array(x, name, ndim):
+    """An input as a float64 array (non-finite values are reported by the
+    simulation, which knows the time)."""
+    return None if x is None else as_array(x, name, ndim=ndim, allow_nonfinite=True)
+
+
+class Inputs:
+    """What drives the model during a stage: the actuator model's output.
+
+    Parameters
+    ----------
+    tau : (n,), optional
+        Joint forces ``τ`` (default zero).
+    base_wrench : (6,), optional
+        Spatial wrench ``W₀ = (m, f)`` the base actuators apply, world axes,
+        moment about the simulation's reference point (the world origin, or
+        the base origin with ``reference="base"``); default zero. ``None``
+        for a fixed base.
+    applied : (N, 6), optional
+        Spatial wrenches applied to each body, same frame and point.
+    extra_rate : (m,), optional
+        ``ż``, the derivative of :attr:`State.extra`; required when the state
+        has extra entries.
+
+    Arrays are converted to float64 but not copied. Shapes against the model
+    and finiteness are checked by the simulation, which reports the time.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Non-numeric values or the wrong number of dimensions, naming the argument.
+    """
+
+    __slots__ = ("tau", "base_wrench", "applied", "extra_rate")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, tau=None, base_wrench=None, applied=None, extra_rate=None):
+        object.__setattr__(self, "tau", _input_array(tau, "tau", 1))
+        object.__setattr__(self, "base_wrench", _input_array(base_wrench, "base_wrench", 1))
+        object.__setattr__(self, "applied", _input_array(applied, "applied", 2))
+        object.__setattr__(self, "extra_rate", _input_array(extra_rate, "extra_rate", 1))
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"
+                           for k in self.__slots__)
+        return f"Inputs({fields})"
+
+
+class Trajectory:
+    """The samples of a simulation: one per accepted step, the first at the
+    start, the last at the end (or at the last completed step before a
+    failure or an interrupt).
+
+    Shapes fit :func:`liedyn.forward_dynamics_batch` directly::
+
+        forward_dynamics_batch(model, traj.base_pose, traj.base_twist, traj.q, 0,
+                               tau=traj.tau, base_wrench=traj.base_wrench,
+                               applied=traj.applied, reference=traj.reference)
+
+    returns ``traj.base_acceleration`` and ``traj.joint_acceleration``, and
+    ``inverse_dynamics_batch(model, traj.base_pose, *traj.motion_jets(), 0, ...)``
+    returns ``traj.tau`` and ``traj.base_wrench``.
+
+    Attributes
+    ----------
+    time : (T,)
+    base_pose : (T, 4, 4)
+        ``C₀`` in the world.
+    base_twist : (T, 1, 6)
+        ``V₀`` about :attr:`reference` (zero for a fixed base).
+    q : (T, 2, n)
+        ``[q; q̇]``.
+    extra : (T, m)
+    tau : (T, 1, n)
+        Joint forces of the stage evaluated at each sample (the inputs from
+        that instant on).
+    base_wrench : (T, 1, 6) or None
+        Base wrench about :attr:`reference`; ``None`` for a fixed base.
+    applied : (T, 1, N, 6) or None
+        Applied wrenches, ``None`` if no stage applied any.
+    controls : list of length T
+        What the controller returned for each sample's stage (with
+        ``control_rate``: the held value), ``None`` without a controller.
+    base_acceleration : (T, 6)
+        ``V̇₀`` the integrator used at each sample, about :attr:`reference`.
+    joint_acceleration : (T, n)
+        ``q̈`` the integrator used at each sample.
+    reference : {"world", "base"}
+    steps, rejected, evaluations : int
+        Accepted steps, rejected steps (adaptive), forward-dynamics evaluations.
+    constraints : ConstraintSet or None
+        The held constraints, world contacts anchored (SPEC §10.1); ``None``
+        for a run without.
+    force : (T, m) or None
+        ``λ`` of each sample's stage in the reported form of SPEC §13.1 (rows
+        as ``constraints.rows``); see :meth:`force_of`.
+    velocity_residual, position_residual : (T, m) or None
+        ``J ν`` and ``φ`` (:func:`liedyn.constraint_error`) at each sample.
+    projections : (int, int)
+        Position and velocity corrections made by ``stabilization="projection"``.
+
+    With constraints the accelerations are those of
+    :func:`liedyn.constrained_forward_dynamics`; the batch functions above
+    reproduce them with the constraint forces as applied wrenches
+    (:func:`liedyn.constraint_wrenches`).
+    """
+
+    __slots__ = ("time", "base_pose", "base_twist", "q", "extra", "tau", "base_wrench",
+                 "applied", "controls", "base_acceleration", "joint_acceleration", "reference",
+                 "steps", "rejected", "evaluations", "constraints", "force", "velocity_residual",
+                 "position_residual", "projections")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, **fields):
+        _freeze(self, **{k: fields[k] for k in self.__slots__})
+
+    def __len__(self):
+        return self.time.shape[0]
+
+    def state(self, k):
+        """The :class:`State` of sample ``k`` (negative counts from the end),
+        e.g. to continue a run with ``simulate(model, traj.state(-1), …, t0=traj.time[-1])``."""
+        T = len(self)
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"k: expected an int, got {type(k).__name__}")
+        if not -T <= k < T:
+            raise IndexError(f"k: sample {k} out of range for {counted(T, 'sample')}")
+        return State(self.base_pose[k], self.base_twist[k, 0], self.q[k, 0], self.q[k, 1],
+                     self.extra[k])
+
+    def force_of(self, name):
+        """The force samples ``(T, m_c)`` of the constraint called ``name`` (or
+        its index), in the reported form of SPEC §13.1."""
+        if self.constraints is None:
+            raise ValueError("name: the run held no constraints, so there are no forces")
+        cs = self.constraints
+        if isinstance(name, str):
+            c = cs.index(name)
+        elif isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
+            if not -len(cs) <= name < len(cs):
+                raise IndexError(f"name: constraint {name} out of range for "
+                                 f"{counted(len(cs), 'constraint')}")
+            c = int(name) % len(cs)
+        else:
+            raise TypeError(f"name: expected a constraint's name or index, got "
+                            f"{type(name).__name__}")
+        return self.force[:, cs.rows[c]]
+
+    def motion_jets(self):
+        """``(base_twist (T, 2, 6), q (T, 3, n))``: the state rows with the
+        accelerations the integrator used, the jets
+        :func:`liedyn.inverse_dynamics_batch` of order 0 takes."""
+        V = np.concatenate([self.base_twist, self.base_acceleration[:, None]], axis=1)
+        q = np.concatenate([self.q, self.joint_acceleration[:, None]], axis=1)
+        return V, q
+
+    def __repr__(self):
+        return (f"Trajectory({counted(len(self), 'sample')}, "
+                f"t = {self.time[0] if len(self) else '…'}"
+                f"..{self.time[-1] if len(self) else '…'}, steps={self.steps}, "
+                f"rejected={self.rejected}, evaluations={self.evaluations})")
+
+
+class SimulationError(ValueError):
+    """A simulation stopped: non-finite or diverging state, non-finite or
+    malformed input, a step that is not positive or fell below the minimum,
+    or a failure of the dynamics.
+
+    Attributes
+    ----------
+    time : float
+        When it happened (the stage time).
+    quantity : str
+        What was wrong (``"tau"``, ``"q̇[2]"``, ``"step"``, …).
+    trajectory : Trajectory
+        The samples up to the last completed step.
+    """
+
+    def __init__(self, message, time, quantity, trajectory):
+        super().__init__(message)
+        self.time = time
+        self.quantity = quantity
+        self.trajectory = trajectory
+
