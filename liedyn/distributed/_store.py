@@ -9,8 +9,8 @@ Layout (a Zarr v3 group on a path every worker can reach)::
                                complete (written last)
     /trajectories/<run>        one group per run (with trajectories=True): the
                                Trajectory's arrays, chunked along time; attributes
-                               reference, steps, rejected, evaluations, error,
-                               complete (written last)
+                               fields (its numbers and strings), error, complete
+                               (written last)
 
 A group is trusted only once its ``complete`` attribute is there: a worker
 killed while writing leaves a group without it (or one that does not
@@ -22,8 +22,6 @@ import numpy as np
 KEY = "liedyn.monte_carlo"
 TIME_CHUNK = 4096        # samples per chunk of a stored trajectory
 
-_TRAJ_ARRAYS = ("time", "base_pose", "base_twist", "q", "extra", "tau", "base_wrench",
-                "applied", "base_acceleration", "joint_acceleration")
 
 
 def _zarr():
@@ -103,25 +101,29 @@ def write_summaries(path, runs, columns, values, errors):
 
 
 def write_trajectory(path, run, traj, error):
-    """Run ``run``'s trajectory (``None``: nothing recorded), marked complete last."""
+    """Run ``run``'s trajectory (``None``: nothing recorded), marked complete
+    last: every array field of :class:`liedyn.Trajectory` as a Zarr array
+    chunked along time, the controller outputs stacked when they are arrays
+    of one shape, numbers, strings and tuples of numbers as attributes (the
+    constraint set of a constrained run is the study's, not stored)."""
     root = open_root(path)
     g = root["trajectories"].create_group(f"{run:07d}", overwrite=True)
     attrs = {"error": error, "recorded": traj is not None}
     if traj is not None:
-        for name in _TRAJ_ARRAYS:
+        scalars = {}
+        for name in type(traj).__slots__:
             a = getattr(traj, name)
-            if a is None:
-                continue
-            a = np.ascontiguousarray(a)
-            g.create_array(name, data=a,
-                           chunks=(max(1, min(TIME_CHUNK, a.shape[0])),) + a.shape[1:])
-        controls = _stacked(traj.controls)
-        if controls is not None:
-            g.create_array("controls", data=controls,
-                           chunks=(max(1, min(TIME_CHUNK, controls.shape[0])),)
-                           + controls.shape[1:])
-        attrs.update(reference=traj.reference, steps=int(traj.steps),
-                     rejected=int(traj.rejected), evaluations=int(traj.evaluations))
+            if name == "controls":
+                a = _stacked(a)
+            if isinstance(a, np.ndarray):
+                a = np.ascontiguousarray(a)
+                g.create_array(name, data=a,
+                               chunks=(max(1, min(TIME_CHUNK, a.shape[0])),) + a.shape[1:])
+            elif isinstance(a, (bool, int, float, str, np.integer, np.floating)):
+                scalars[name] = a.item() if hasattr(a, "item") else a
+            elif isinstance(a, tuple) and all(isinstance(x, (int, np.integer)) for x in a):
+                scalars[name] = [int(x) for x in a]
+        attrs["fields"] = scalars
     attrs["complete"] = True
     g.attrs.update(attrs)
 
@@ -153,9 +155,15 @@ def read_trajectory(path, run):
     if not g.attrs.get("recorded"):
         raise ValueError(f"run: run {run} recorded no trajectory: {g.attrs.get('error')}")
     arrays = {k: np.asarray(g[k][:]) for k in g.array_keys()}
-    fields = {k: arrays.get(k) for k in _TRAJ_ARRAYS}
-    controls = arrays.get("controls")
-    fields["controls"] = None if controls is None else list(controls)
-    fields.update(reference=g.attrs["reference"], steps=g.attrs["steps"],
-                  rejected=g.attrs["rejected"], evaluations=g.attrs["evaluations"])
+    scalars = g.attrs["fields"]
+    fields = {}
+    for name in Trajectory.__slots__:
+        if name in arrays:
+            fields[name] = arrays[name]
+        elif isinstance(scalars.get(name), list):
+            fields[name] = tuple(scalars[name])
+        else:
+            fields[name] = scalars.get(name)
+    if "controls" in arrays:
+        fields["controls"] = list(arrays["controls"])
     return Trajectory(**fields)

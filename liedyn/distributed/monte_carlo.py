@@ -500,7 +500,9 @@ class MonteCarloResult:
 def load_trajectory(store, run):
     """The :class:`liedyn.Trajectory` of run ``run`` from a study's store
     (written with ``trajectories=True``). ``controls`` holds the controller
-    outputs when they were arrays of one shape, else ``None``."""
+    outputs when they were arrays of one shape, else ``None``; a constrained
+    run's ``constraints`` is ``None`` (the set is the study's ``constraints=``
+    option), its force and residual arrays are stored."""
     return _store.read_trajectory(store, run)
 
 
