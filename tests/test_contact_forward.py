@@ -263,7 +263,8 @@ def pin_constraint_dynamics(br, cs, frames, C0, V0, q, tau, W0, reference):
     zeros, q̈ (n,), λ (m,) in the reported form of SPEC §13.1, (q_pin,
     v_pin, τ_pin, models, datas))``. Damping enters as ``τ − b q̇``."""
     import pinocchio as pin
-    pm, pd = br.model, br.data
+    pm = br.model
+    pd = pm.createData()            # its own: the bridge's data serves other tests' algorithms
     models = pin_constraints(br, frames, reference)
     datas = pin.StdVec_RigidConstraintData()
     for cm in models:
@@ -276,7 +277,7 @@ def pin_constraint_dynamics(br, cs, frames, C0, V0, q, tau, W0, reference):
                                pin.ProximalSettings(1e-14, 0.0, 1))
     lam = pin_forces(cs, datas, np.array(pd.lambda_c), reference)
     _, V, qo = br.state_from_pin(qp, vp[0], a)
-    return V[1], qo[2], lam, (qp, vp[0], tp, models, datas)
+    return V[1], qo[2], lam, (qp, vp[0], tp, models, datas, pd)
 
 
 def pin_forces(cs, datas, lam_pin, reference):
@@ -457,18 +458,18 @@ def pin_order_1(br, cs, frames, C0, V0, q, tau, W0, reference):
     only, whose frames do not rotate for 6-D contacts (``J ν = 0``)."""
     import pinocchio as pin
     model = br.liedyn_model
-    dV, qdd, lam0, (qp, vp, tp0, models, datas) = pin_constraint_dynamics(
+    dV, qdd, lam0, (qp, vp, tp0, models, datas, pd) = pin_constraint_dynamics(
         br, cs, frames, C0, V0, q, tau, W0, reference)
-    a = np.array(br.data.ddq)
+    a = np.array(pd.ddq)
     dq, dv, dtau, lq, lv, ltau = pin.computeConstraintDynamicsDerivatives(
-        br.model, br.data, models, datas, pin.ProximalSettings(1e-14, 0.0, 1))
+        br.model, pd, models, datas, pin.ProximalSettings(1e-14, 0.0, 1))
     eff = tau[:2] - model.joint_damping * np.vstack([q[1], qdd])
     tp = br.force_to_pin(C0, V0, None if W0 is None else W0[:2], eff)
     vj = np.stack([vp, a, dq @ vp + dv @ a + dtau @ tp[1]])
     lam_rate = pin_forces(cs, datas, lq @ vp + lv @ a + ltau @ tp[1], reference)
     if reference == "LOCAL":               # λ_w = R λ_c: the frame's rotation adds ω × λ_w
         for c, rows in enumerate(cs.rows):
-            w = np.asarray(pin.getFrameVelocity(br.model, br.data, br.model.getFrameId(
+            w = np.asarray(pin.getFrameVelocity(br.model, pd, br.model.getFrameId(
                 frames[c][1]), pin.ReferenceFrame.LOCAL_WORLD_ALIGNED).angular)
             x = lam0[rows]
             lam_rate[rows] += (np.concatenate([np.cross(w, x[:3]), np.cross(w, x[3:])])
