@@ -12,6 +12,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from .functions import (forward_dynamics_function, hybrid_dynamics_function,
                         inverse_dynamics_function, se3_exp)
+from .derivatives import jacobian_function, jacobians
 
 __all__ = ["inverse_dynamics_function", "forward_dynamics_function", "hybrid_dynamics_function",
-           "se3_exp"]
+           "se3_exp", "jacobian_function", "jacobians"]
