@@ -324,7 +324,7 @@ def main(argv=None):
         nested_N, nested_r = 11, 3
         c_cases = [(7, 0), (7, 1)]
         samples, rounds = 7, 3
-        taylor_N, taylor_rs, calls = 11, [0, 1, 2], 100
+        taylor_N, taylor_rs, calls = 6, [0, 1], 100
     print("graph size of the traced recursions")
     graph_section(rows, Ns, rs_at, r_sweep, N_sweep)
     print("graph size of nested automatic differentiation")

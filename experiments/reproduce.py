@@ -65,6 +65,9 @@ STUDIES = (
      False),
     ("bench_control", "control: one controller step against single calls", False),
     ("bench_simulate", "simulation: steps per second and their cost split", False),
+    ("bench_symbolic", "symbolic functions: graph size, generated C against the authors' C++, "
+                       "Taylor-mode AD", False),
+    ("optimal_control", "optimal control: aerial manipulator, minimal actuator rates", False),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)

@@ -186,12 +186,14 @@ def test_minimal_pose():
         assert np.max(_row_rel(out["tau"], inv.tau)) <= 1e-12, scale
         assert np.max(_row_rel(out["base_wrench"], inv.base_wrench)) <= 1e-12, scale
     xi = ca.SX.sym("xi", 6)
-    E = ca.Function("E", [xi], [lds.se3_exp(xi), ca.jacobian(lds.se3_exp(xi), xi)])
+    E = lds.se3_exp(xi)
+    H = ca.hessian(ca.sumsqr(E), xi)[0]
+    F = ca.Function("E", [xi], [E, ca.jacobian(E, xi), H])
     for scale in (0.0, 1e-6, 0.09, 0.11, 2.0):
         v = rng.normal(size=6) * scale
-        C, J = (np.asarray(x.full()) for x in E(v))
+        C, J, Hv = (np.asarray(x.full()) for x in F(v))
         assert np.max(np.abs(C - se3.exp(v))) <= 1e-14, scale
-        assert np.all(np.isfinite(J))
+        assert np.all(np.isfinite(J)) and np.all(np.isfinite(Hv)), scale
 
 
 def test_bad_arguments():

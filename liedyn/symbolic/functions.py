@@ -63,21 +63,24 @@ def se3_exp(xi):
     Closed form ``R = I + A φ̂ + B φ̂²``, ``p = (I + B φ̂ + C φ̂²) ρ`` with
     ``A = sin θ/θ``, ``B = (1 − cos θ)/θ²``, ``C = (θ − sin θ)/θ³``; for
     ``θ² < 10⁻²`` the three are evaluated by their Taylor series to ``θ⁸``
-    (truncation below ``10⁻²⁰``), so the function and its derivatives are
-    finite at ``ξ = 0``.
+    (truncation below ``10⁻²⁰``), so the function and its derivatives of
+    every order are finite at ``ξ = 0``.
     """
     xi = SX(xi)
     phi, rho = xi[:3], xi[3:]
     t2 = ca.dot(phi, phi)
-    t = ca.sqrt(t2)
     small = t2 < 1e-2
+    # the closed forms see θ² = 1 in the series region, so that neither they
+    # nor their derivatives of any order produce inf or NaN there
+    u2 = ca.if_else(small, 1.0, t2)
+    u = ca.sqrt(u2)
     A_s = 1 - t2 / 6 * (1 - t2 / 20 * (1 - t2 / 42 * (1 - t2 / 72)))
     B_s = 0.5 * (1 - t2 / 12 * (1 - t2 / 30 * (1 - t2 / 56 * (1 - t2 / 90))))
     C_s = (1 - t2 / 20 * (1 - t2 / 42 * (1 - t2 / 72 * (1 - t2 / 110)))) / 6
-    s, co = ca.sin(t), ca.cos(t)
-    A = ca.if_else(small, A_s, s / t)
-    B = ca.if_else(small, B_s, (1 - co) / t2)
-    C = ca.if_else(small, C_s, (t - s) / (t2 * t))
+    s, co = ca.sin(u), ca.cos(u)
+    A = ca.if_else(small, A_s, s / u)
+    B = ca.if_else(small, B_s, (1 - co) / u2)
+    C = ca.if_else(small, C_s, (u - s) / (u2 * u))
     P = st._hat(phi)
     P2 = ca.mtimes(P, P)
     R = SX.eye(3) + A * P + B * P2
