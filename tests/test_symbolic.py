@@ -376,3 +376,19 @@ def test_forward_state_derivatives_against_central_differences():
                              for o in ("q", "base_twist")])
         err = np.max(np.abs(ad - fd)) / (1.0 + np.max(np.abs(fd)))
         assert err <= 1e-6, (w, err)
+
+
+def test_free_body_without_joints():
+    from models.trees import tumbling_body
+    model = tumbling_body()
+    rng = np.random.default_rng(70)
+    C0, V = se3.exp(rng.normal(size=6)), rng.normal(size=(4, 6))
+    q = np.zeros((5, 0))
+    inv = liedyn.inverse_dynamics(model, C0, V, q, 2)
+    out = _num(lds.inverse_dynamics_function(model, 2)(base_pose=C0, base_twist=V, q=q))
+    assert out["tau"].shape == (3, 0)
+    assert np.max(_row_rel(out["base_wrench"], inv.base_wrench)) <= INV_RTOL
+    g = lds.forward_dynamics_function(model, 2)
+    out = _num(g(base_pose=C0, base_twist=V[:1], q=q[:2], tau=np.zeros((3, 0)),
+                 base_wrench=inv.base_wrench))
+    assert np.max(_row_rel(out["base_twist"], V)) <= 1e-12

@@ -336,7 +336,7 @@ def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_ki
     n = tree.n
     fl = model.floating_base
     any_motion = any(motion[1:])
-    any_force = not all(motion[1:])
+    any_force = n == 0 or not all(motion[1:])          # (a tree without joints keeps `tau`)
     V0jet = None
     if base_kind == "motion" and fl:
         Vin = inp.add("base_twist", r + 2, 6)
@@ -348,7 +348,7 @@ def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_ki
     else:
         Vin, V0row = None, SX.zeros(6, 1)
     qin = inp.add("q", r + 3 if any_motion else 2, n)
-    tin = inp.add("tau", r + 1, n) if any_force and n else None
+    tin = inp.add("tau", r + 1, n) if any_force else None
     Wb_in = inp.add("base_wrench", r + 1, 6) if base_kind == "wrench" else None
     Wb = _shift_wrenches(Wb_in, d) if Wb_in is not None else None
     Wapp = _applied(inp, tree, r, d, applied)
