@@ -1,7 +1,7 @@
 """Optimal control with higher-order dynamics (SPEC §15.5): a point-to-point
 manoeuvre of the aerial manipulator that minimises the actuator rates.
 
-    python -m experiments.optimal_control            # quick: 8 intervals, ~30 s
+    python -m experiments.optimal_control            # quick: 10 intervals, under a minute
     python -m experiments.optimal_control --full     # 24 intervals, several minutes
 
 The aerial manipulator (SPEC §8; floating base driven by its 6-D wrench W₀,
@@ -58,7 +58,7 @@ from ._provenance import stamp
 from ._table import output_stem, write_rows
 
 T = 3.0                     # s
-TAU_RATE_MAX = 1.0          # N·m/s on every joint
+TAU_RATE_MAX = 0.3          # N·m/s on every joint (active at the optimum)
 XI_GOAL = np.array([0.0, 0.0, 0.6, 1.0, 0.0, 0.5])   # yaw 0.6 rad, 1 m ahead, 0.5 m up
 Q_START = np.array([0.3, 0.8, -0.6, -0.3, 0.8, -0.6])
 Q_GOAL = np.array([-0.4, 1.2, 0.4, 0.4, 1.2, 0.4])
@@ -321,9 +321,9 @@ def plot(model, C_start, res, stem):
 def main(argv=None):
     ap = parser(__doc__)
     ap.add_argument("--verbose", action="store_true", help="IPOPT's iteration log")
-    ap.add_argument("--intervals", type=int, default=None, help="K (default 8, 24 with --full)")
+    ap.add_argument("--intervals", type=int, default=None, help="K (default 10, 24 with --full)")
     args = ap.parse_args(argv)
-    K = args.intervals or (24 if args.full else 8)
+    K = args.intervals or (24 if args.full else 10)
     model = aerial_manipulator()
     C_start = np.eye(4)
     C_start[2, 3] = 1.0
