@@ -23,10 +23,11 @@ Transcription: ``ξ(t)`` and ``q(t)`` are quartic splines on a uniform grid
 of K intervals with piecewise-constant fourth derivatives (the controls), so
 their jets at the knots are exact; the base twist jet ``V₀, V̇₀, V̈₀``
 follows from ``[V₀] = Ċ₀ C₀⁻¹`` by CasADi's forward AD of the exponential
-along time. The cost is the trapezoidal sum of the integrand at the knots
-plus ``SNAP_WEIGHT ∫‖u‖²`` (``u`` the fourth derivatives). As in any direct
-transcription the bound is imposed at the knots; the CSV and the figure
-give the rates between them too (the kernels along the spline).
+along time. The cost is Simpson's rule on the integrand at the knots and
+the interval midpoints, plus ``SNAP_WEIGHT ∫‖u‖²`` (``u`` the fourth
+derivatives); the bound is imposed at the knots and the midpoints. As in any
+direct transcription it may be exceeded between them: the CSV and the
+figure give the rates along the whole spline (the kernels between points).
 
 Checks of the optimised trajectory (printed, and in the CSV):
 * at every knot, the traced function's ``W₀^(0..1)``, ``τ^(0..1)`` equal
@@ -137,7 +138,6 @@ def solve(model, K, C_start, verbose=False):
     h = T / K
     A, b = _step(h)
     knot = knot_function(model, C_start)
-    knots = knot.map(K + 1)
     opti = ca.Opti()
     XI = [opti.variable(4, 6) for _ in range(K + 1)]
     Q = [opti.variable(4, n) for _ in range(K + 1)]
@@ -150,11 +150,22 @@ def solve(model, K, C_start, verbose=False):
     opti.subject_to(XI[K] == np.vstack([XI_GOAL, rest]))
     opti.subject_to(Q[0] == np.vstack([Q_START, np.zeros((3, n))]))
     opti.subject_to(Q[K] == np.vstack([Q_GOAL, np.zeros((3, n))]))
-    _, tau, _, W = knots(ca.horzcat(*XI), ca.horzcat(*Q))    # (2, n(K+1)), (2, 6(K+1))
-    Wd = ca.reshape(W[1, :], 6, K + 1)
-    td = ca.reshape(tau[1, :], n, K + 1)
-    w = np.full(K + 1, h)
-    w[[0, -1]] = h / 2
+    # the integrand at the knots and at the interval midpoints (jets there are
+    # linear in the knot's jets and the interval's control): Simpson's rule,
+    # and the rate bound imposed at both
+    Ah, bh = _step(h / 2)
+    XIm = [ca.mtimes(Ah, XI[k]) + ca.mtimes(bh, U[k, :6]) for k in range(K)]
+    Qm = [ca.mtimes(Ah, Q[k]) + ca.mtimes(bh, U[k, 6:]) for k in range(K)]
+    pts = knot.map(2 * K + 1)
+    order = [x for k in range(K) for x in (XI[k], XIm[k])] + [XI[K]]
+    qorder = [x for k in range(K) for x in (Q[k], Qm[k])] + [Q[K]]
+    _, tau, _, W = pts(ca.horzcat(*order), ca.horzcat(*qorder))   # (2, n(2K+1)), (2, 6(2K+1))
+    Wd = ca.reshape(W[1, :], 6, 2 * K + 1)
+    td = ca.reshape(tau[1, :], n, 2 * K + 1)
+    w = np.zeros(2 * K + 1)
+    w[0:-1:2] += h / 6
+    w[2::2] += h / 6
+    w[1::2] = 4 * h / 6
     rates = ca.mtimes(ca.sum1(Wd ** 2) + ca.sum1(td ** 2), ca.DM(w))
     cost = rates + SNAP_WEIGHT * h * ca.sumsqr(U)
     opti.minimize(cost)
