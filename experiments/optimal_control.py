@@ -14,8 +14,9 @@ folded differently and ``|q_i| ≤ Q_MAX`` at the knots, minimising
 
 the rates of the actuator outputs that rotor lag (propellers) and elastic
 joints make expensive; ``W_b = Ad_{C₀}ᵀ W₀`` is the base wrench in the base
-frame, where the rotors are, and ``Ẇ_b = Ad_{C₀}ᵀ (Ẇ₀ + ad_{V₀}ᵀ W₀)``. ``τ̇`` and ``Ẇ₀`` are the order-1 rows of inverse
-dynamics of order 1, the traced function of ``liedyn.symbolic`` (its
+frame, where the rotors are, and ``Ẇ_b = Ad_{C₀}ᵀ (Ẇ₀ + ad_{V₀}ᵀ W₀)``.
+``τ̇`` and ``Ẇ₀`` are the order-1 rows of inverse dynamics of order 1, the
+traced function of ``liedyn.symbolic`` (its
 ``pose="minimal"`` form, ``C₀ = C̄₀ exp([ξ])``) called inside a CasADi
 ``Opti`` problem solved by IPOPT with exact derivatives.
 

@@ -305,10 +305,10 @@ def forward_dynamics_jets(tj, C0, base_twist, q, order, *, tau, base_wrench=None
     qj = np.zeros((r + 3, tj.n))
     qj[:2] = check_jet(q, "q", (2, tj.n))
     for k in range(r + 1):
+        Wb = None if base_wrench is None else base_wrench[:k + 1]
+        Wa = None if applied is None else applied[:k + 1]
         dV, dq = tj.forward_dynamics(C0, V[:k + 1] if fl else None, qj[:k + 2], k,
-                                     tau=tau[:k + 1],
-                                     base_wrench=None if base_wrench is None else base_wrench[:k + 1],
-                                     applied=None if applied is None else applied[:k + 1])
+                                     tau=tau[:k + 1], base_wrench=Wb, applied=Wa)
         V[k + 1] = dV[k]
         qj[k + 2] = dq[k]
     return V, qj

@@ -300,7 +300,8 @@ def recovery_step(k, kind):
     for a motion-driven joint, ``τ^(k)``."""
     Vp1, qt, U, D, Vb = _sym("Vp", 6), _sym("qt"), _sym("U", 6), _sym("D"), _sym("Vb", 6)
     S, MA, WA = _sym("S", k + 1, 6), _sym("MA", 6, 6), _sym("WA", 6)
-    V, c, W, qj = _sym("V", k + 1, 6), _sym("c", k + 2, 3), _sym("W", max(k, 1), 6), _sym("q", k + 3)
+    V, c, W = _sym("V", k + 1, 6), _sym("c", k + 2, 3), _sym("W", max(k, 1), 6)
+    qj = _sym("q", k + 3)
     arm, damp = _sym("arm"), _sym("damp")
     Sr, Vr, cr, Wr = rows(S), rows(V), rows(c), rows(W)
     tau = SX(0)

@@ -119,7 +119,10 @@ int main(int argc, char** argv) {
   for (casadi_int i = 0; i < CAT(FN, _n_in)(); ++i) {
     long long k = nnz(CAT(FN, _sparsity_in)(i));
     double* x = malloc((k + 1) * sizeof(double));
-    if (fread(x, sizeof(double), k, in) != (size_t)k) { fprintf(stderr, "short input\n"); return 1; }
+    if (fread(x, sizeof(double), k, in) != (size_t)k) {
+      fprintf(stderr, "short input\n");
+      return 1;
+    }
     arg[i] = x;
   }
   fclose(in);

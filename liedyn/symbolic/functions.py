@@ -246,8 +246,7 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
 
 # ----------------------------------------------------- forward and hybrid --
 
-def _articulated(model, tree, inp, r, C0, d, R0, V0row, q, tau, Wb, Wapp, motion, base_kind,
-                 V0jet):
+def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet):
     """SPEC §5–§6 on symbols. ``motion[j]``: joint of body j motion-driven;
     ``base_kind``: ``"wrench"`` (solve ``V₀^(k+1)``), ``"motion"`` (given
     ``V0jet``) or ``"fixed"``. Returns the jets ``V₀``, ``q``, ``W₀``, ``τ``."""
@@ -332,7 +331,7 @@ def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_ki
     r = order
     tree = _Tree(model)
     inp = _Inputs()
-    C0, d, R0 = _base(model, inp, pose, reference)
+    _, d, R0 = _base(model, inp, pose, reference)
     n = tree.n
     fl = model.floating_base
     any_motion = any(motion[1:])
@@ -361,8 +360,8 @@ def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_ki
         else:
             q.append(ca.vertcat(col[:2], SX.zeros(r + 1, 1)))
     tau = [tin[:, i] if tin is not None else None for i in range(n)]
-    V0, W0, tau_out = _articulated(model, tree, inp, r, C0, d, R0, V0row, q, tau, Wb, Wapp,
-                                   motion, base_kind, V0jet)
+    V0, W0, tau_out = _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind,
+                                   V0jet)
     V0jet_out = _unshift_twists(ca.horzcat(*V0).T, d)
     W0jet = _unshift_wrenches(stack(W0), d)
     if Vin is not None and base_kind == "motion":
