@@ -293,9 +293,11 @@ def plot(rows, stem):
     t = [x for x in rows if x["section"] == "taylor"]
     if t:
         r = [int(x["r"]) for x in t]
-        ax[2].semilogy(r, [x["value"] for x in t], "o-", label="liedyn kernels")
-        ax[2].semilogy(r, [x["other"] for x in t], "s-", label="Taylor-mode AD (JAX jet, jit)")
-        ax[2].set_title(f"(c) inverse dynamics, N = {t[0]['N']}: evaluation time")
+        N = t[0]["N"]
+        ax[2].semilogy(r, [x["value"] for x in t], "o-", label=f"liedyn kernels, inverse, N = {N}")
+        ax[2].semilogy(r, [x["other"] for x in t], "s-",
+                       label=f"Taylor-mode AD (JAX jet, jit), inverse, N = {N}")
+    ax[2].set_title("(c) evaluation time (compile times apart, in the CSV)")
     c = [x for x in rows if x["section"] == "c" and int(x["N"]) == 7]
     for kind, col in (("inverse", "C2"), ("forward", "C3")):
         pts = sorted((int(x["r"]), x["value"], x["other"]) for x in c if x["algo"] == kind)
@@ -325,15 +327,15 @@ def main(argv=None):
         c_cases = [(7, 0), (7, 1)]
         samples, rounds = 7, 3
         taylor_N, taylor_rs, calls = 6, [0, 1], 100
-    print("graph size of the traced recursions")
-    graph_section(rows, Ns, rs_at, r_sweep, N_sweep)
-    print("graph size of nested automatic differentiation")
-    nested_section(rows, nested_N, nested_r)
     print("generated C against the authors' C++ (both called from compiled code)")
     with tempfile.TemporaryDirectory() as d:
         c_section(rows, c_cases, samples, rounds, d)
     print("the compiled kernels against Taylor-mode AD")
     taylor_section(rows, taylor_N, taylor_rs, calls, 5 if args.full else None)
+    print("graph size of the traced recursions")
+    graph_section(rows, Ns, rs_at, r_sweep, N_sweep)
+    print("graph size of nested automatic differentiation")
+    nested_section(rows, nested_N, nested_r)
     stem = output_stem(args, "bench_symbolic")
     stem.parent.mkdir(parents=True, exist_ok=True)
     write_rows(f"{stem}.csv", FIELDS, rows, stamp=stamp())
