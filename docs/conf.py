@@ -41,9 +41,9 @@ html_theme_options = {"description": "Higher-order dynamics on Lie groups"}
 autosummary_generate = False
 autodoc_member_order = "bysource"
 autodoc_default_options = {"undoc-members": False}
-# Optional extras (the dev extra installs both): where one is absent its
+# Optional extras (the dev extra installs casadi and pinocchio, not jax): where one is absent its
 # module is documented against a mock instead of failing to import.
-autodoc_mock_imports = [m for m in ("casadi", "pinocchio")
+autodoc_mock_imports = [m for m in ("casadi", "pinocchio", "jax")
                         if importlib.util.find_spec(m) is None]
 
 numpydoc_show_class_members = False

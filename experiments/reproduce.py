@@ -71,6 +71,9 @@ STUDIES = (
     ("bench_simulate", "simulation: steps per second and their cost split", False),
     ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "
                     "per-task overhead", False),
+    ("bench_symbolic", "symbolic functions: graph size, generated C against the authors' C++, "
+                       "Taylor-mode AD", False),
+    ("optimal_control", "optimal control: aerial manipulator, minimal actuator rates", False),
 )
 
 CSV_ROWS_SHOWN = 60  # longer CSV files are cut in the README (the file has all rows)

@@ -1,0 +1,219 @@
+"""C code from the traced functions (SPEC §15.4): generate, compile, load, time.
+
+::
+
+    f = liedyn.symbolic.inverse_dynamics_function(model, 2)
+    src = generate_c(f, "build")                  # build/inverse_dynamics_2.c (+ .h)
+    g = compile_function(f, "build")              # compiled with the system compiler, loaded
+    out = g(base_pose=C0, base_twist=V, q=q)      # the same call as f
+    t = time_c(f, "build", base_pose=C0, base_twist=V, q=q)   # timed from C, no Python in the loop
+
+The generated code is CasADi's: plain C99, no dependency, one entry point
+``int NAME(const double** arg, double** res, long long* iw, double* w, int mem)``
+(inputs and outputs dense, column-major, in the order of ``f.name_in()`` /
+``f.name_out()``) and its helpers ``NAME_work``, ``NAME_n_in``, … . It can be
+compiled into any program; :func:`compile_function` builds a shared library
+and loads it with ``casadi.external``.
+"""
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+import casadi as ca
+
+# -O2 rather than -O3: the generated functions are long straight-line code,
+# where -O3 mostly adds compile time.
+FLAGS = ("-O2", "-march=native", "-fno-math-errno")
+
+
+def _compiler(compiler):
+    cc = compiler or os.environ.get("CC") or "cc"
+    if shutil.which(cc) is None:
+        raise RuntimeError(f"compiler: {cc!r} not found; install a C compiler (e.g. gcc) or "
+                           f"pass compiler=")
+    return cc
+
+
+def _check_function(f):
+    if not isinstance(f, ca.Function):
+        raise TypeError(f"f: expected a casadi.Function, got {type(f).__name__}")
+    return f
+
+
+def generate_c(f, directory):
+    """Write ``NAME.c`` and ``NAME.h`` for ``f`` into ``directory`` (created);
+    returns the path of the ``.c`` file. ``NAME`` is ``f.name()``."""
+    _check_function(f)
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    name = f.name()
+    cg = ca.CodeGenerator(f"{name}.c", {"with_header": True, "casadi_int": "long long int"})
+    cg.add(f)
+    cg.generate(str(d) + os.sep)
+    return d / f"{name}.c"
+
+
+def compile_c(f, directory, *, compiler=None, flags=FLAGS):
+    """Generate ``f``'s C code and compile it into ``directory/NAME.so``;
+    returns ``(path, seconds of code generation, seconds of compilation)``."""
+    cc = _compiler(compiler)
+    t0 = time.perf_counter()
+    src = generate_c(f, directory)
+    t1 = time.perf_counter()
+    so = src.with_suffix(".so")
+    cmd = [cc, *flags, "-fPIC", "-shared", str(src), "-o", str(so)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"compiling {src} failed ({' '.join(cmd)}):\n{res.stderr[-2000:]}")
+    return so, t1 - t0, time.perf_counter() - t1
+
+
+def compile_function(f, directory, *, compiler=None, flags=FLAGS):
+    """``f`` as generated C, compiled and loaded (``casadi.external``): a
+    ``casadi.Function`` with the same inputs and outputs."""
+    so, _, _ = compile_c(f, directory, compiler=compiler, flags=flags)
+    return ca.external(f.name(), str(so))
+
+
+_HARNESS = r"""
+/* Times one CasADi-generated function from C: reads the inputs (doubles,
+   column-major, in input order) from argv[1], writes the outputs to argv[2],
+   then runs SAMPLES samples of CALLS back-to-back calls each and prints the
+   mean time per call of every sample in microseconds, one per line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include FN_HEADER
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static long long nnz(const casadi_int* sp) {  /* {nrow, ncol, 1}: dense (compact form) */
+  casadi_int ncol = sp[1];
+  if (sp[2] == 1) return sp[0] * ncol;
+  return sp[2 + ncol];
+}
+
+int main(int argc, char** argv) {
+  if (argc < 5) { fprintf(stderr, "usage: %s IN OUT SAMPLES CALLS\n", argv[0]); return 2; }
+  long samples = atol(argv[3]), calls = atol(argv[4]);
+  casadi_int sz_arg, sz_res, sz_iw, sz_w;
+  CAT(FN, _work)(&sz_arg, &sz_res, &sz_iw, &sz_w);
+  const double** arg = calloc(sz_arg, sizeof(double*));
+  double** res = calloc(sz_res, sizeof(double*));
+  casadi_int* iw = calloc(sz_iw + 1, sizeof(casadi_int));
+  double* w = calloc(sz_w + 1, sizeof(double));
+  FILE* in = fopen(argv[1], "rb");
+  if (!in) { perror(argv[1]); return 1; }
+  for (casadi_int i = 0; i < CAT(FN, _n_in)(); ++i) {
+    long long k = nnz(CAT(FN, _sparsity_in)(i));
+    double* x = malloc((k + 1) * sizeof(double));
+    if (fread(x, sizeof(double), k, in) != (size_t)k) {
+      fprintf(stderr, "short input\n");
+      return 1;
+    }
+    arg[i] = x;
+  }
+  fclose(in);
+  for (casadi_int i = 0; i < CAT(FN, _n_out)(); ++i)
+    res[i] = malloc((nnz(CAT(FN, _sparsity_out)(i)) + 1) * sizeof(double));
+  CAT(FN, _incref)();
+  int mem = CAT(FN, _checkout)();
+  if (FN(arg, res, iw, w, mem)) { fprintf(stderr, "evaluation failed\n"); return 1; }
+  FILE* out = fopen(argv[2], "wb");
+  for (casadi_int i = 0; i < CAT(FN, _n_out)(); ++i)
+    fwrite(res[i], sizeof(double), nnz(CAT(FN, _sparsity_out)(i)), out);
+  fclose(out);
+  if (calls <= 0) {                       /* about 2 ms per sample */
+    double t0 = now();
+    long c = 0;
+    while (now() - t0 < 2e-3) { FN(arg, res, iw, w, mem); ++c; }
+    calls = c > 0 ? c : 1;
+  }
+  volatile double sink = 0.0;
+  for (long s = 0; s < samples; ++s) {
+    double t0 = now();
+    for (long c = 0; c < calls; ++c) FN(arg, res, iw, w, mem);
+    double t1 = now();
+    sink += res[0][0];
+    printf("%.6f\n", 1e6 * (t1 - t0) / calls);
+  }
+  CAT(FN, _release)(mem);
+  CAT(FN, _decref)();
+  return sink != sink;                    /* NaN output: non-zero status */
+}
+"""
+
+
+def build_timer(f, directory, *, compiler=None, flags=FLAGS):
+    """Compile ``f``'s generated C together with a small C timing program
+    into ``directory/NAME_timer``; returns ``(path, seconds of code generation,
+    seconds of compilation)``. Run it as ``NAME_timer IN OUT SAMPLES CALLS``
+    (see :func:`time_c`)."""
+    cc = _compiler(compiler)
+    t0 = time.perf_counter()
+    src = generate_c(f, directory)
+    t1 = time.perf_counter()
+    main = src.with_name(f"{f.name()}_timer.c")
+    main.write_text(_HARNESS)
+    exe = src.with_name(f"{f.name()}_timer")
+    cmd = [cc, *flags, f"-DFN={f.name()}", f'-DFN_HEADER="{src.with_suffix(".h").name}"',
+           f"-I{src.parent}", str(main), str(src), "-o", str(exe), "-lm"]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"compiling {main} failed ({' '.join(cmd)}):\n{res.stderr[-2000:]}")
+    return exe, t1 - t0, time.perf_counter() - t1
+
+
+def _pack_inputs(f, inputs):
+    parts = []
+    for name in f.name_in():
+        if name not in inputs:
+            raise ValueError(f"inputs: {name!r} missing (the function's inputs: {f.name_in()})")
+        x = np.asarray(inputs[name], float)
+        shape = f.size_in(name)
+        if x.size != shape[0] * shape[1]:
+            raise ValueError(f"{name}: expected shape {shape}, got {x.shape}")
+        parts.append(x.reshape(shape).ravel(order="F"))
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
+    """Run a program of :func:`build_timer` on ``inputs`` (arrays by input
+    name). Returns ``(outputs by name as arrays, per-call µs of each sample)``."""
+    d = Path(directory or Path(exe).parent)
+    fin, fout = d / f"{f.name()}_in.bin", d / f"{f.name()}_out.bin"
+    _pack_inputs(f, inputs).tofile(fin)
+    res = subprocess.run([str(exe), str(fin), str(fout), str(int(samples)), str(int(calls))],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{exe} failed with status {res.returncode}: {res.stderr[-1000:]}")
+    flat = np.fromfile(fout, dtype=float)
+    outs, at = {}, 0
+    for name in f.name_out():
+        shape = f.size_out(name)
+        k = shape[0] * shape[1]
+        outs[name] = flat[at:at + k].reshape(shape, order="F")
+        at += k
+    times = np.array([float(x) for x in res.stdout.split()])
+    return outs, times
+
+
+def time_c(f, directory, samples=21, calls=0, *, compiler=None, flags=FLAGS, **inputs):
+    """Median time per call in µs of ``f`` as generated C, called from C
+    (``samples`` samples of ``calls`` back-to-back calls, about 2 ms each
+    when ``calls=0``)."""
+    exe, _, _ = build_timer(f, directory, compiler=compiler, flags=flags)
+    _, times = run_timer(f, exe, inputs, samples, calls)
+    return float(np.median(times))
