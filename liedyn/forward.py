@@ -63,21 +63,37 @@ def base_outputs(ws, V_in, Wb, r, base_motion):
             W0[k] = Wb[k]
 
 
-@njit
-def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app, r):
-    """Orders ``0..r`` (SPEC §5) into the workspace's outputs; returns a status."""
-    q, tau = ws.q, ws.tau
+@njit(inline=True)
+def check_forward_args(model, C0, V0, q0, tau_in, Wb, W_app, r):
+    """Status of the arguments of a forward-dynamics kernel (state, force and
+    applied wrench jets)."""
     status = check_motion(model, C0, V0, q0, 1, 2)
     if status == OK and not is_jet(tau_in, r + 1, q0.shape[1]):
         status = BAD_TAU
     if status == OK:
         status = check_base_applied(model, Wb, W_app, r, model.floating_base)
+    return status
+
+
+@njit(inline=True)
+def load_state(ws, q0, tau_in):
+    """The state ``q, q̇`` and the joint force jets into the workspace's
+    outputs; the rows to be solved for are zeroed."""
+    q = ws.q
+    q[:2] = q0[:2]
+    q[2:] = 0.0
+    ws.tau[:] = tau_in
+
+
+@njit
+def forward_dynamics_kernel(model, ws, C0, about_base, V0, q0, tau_in, Wb, W_app, r):
+    """Orders ``0..r`` (SPEC §5) into the workspace's outputs; returns a status."""
+    q, tau = ws.q, ws.tau
+    status = check_forward_args(model, C0, V0, q0, tau_in, Wb, W_app, r)
     if status != OK:
         return status
     V0 = V0[:1]                                    # the state: rows past it are not read
-    q[:2] = q0[:2]
-    q[2:] = 0.0
-    tau[:] = tau_in
+    load_state(ws, q0, tau_in)
     fixed = not model.floating_base
     Vb = V0[:0]                                    # a fixed base is at rest: no prescribed rows
     status = articulated_body(model, ws, C0, about_base, V0, Vb, Wb, W_app, r, q, tau, None,

@@ -44,13 +44,12 @@ quantity about the base origin ``o``, SPEC §1)
 
 import numpy as np
 
-from .._checks import (BAD_TAU, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
-                       check_applied_slow, check_jet, check_motion, check_motion_slow, is_jet,
-                       motion_args, raise_for)
+from .._checks import (NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                       check_applied_slow, check_jet, check_motion_slow, motion_args, raise_for)
 from .._jit import Kernel, njit
 from ..articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
                            configuration, recover)
-from ..forward import base_outputs, check_base_applied, force_args
+from ..forward import base_outputs, check_forward_args, force_args, load_state
 from ..model import check_model_order
 from ..se3 import _log_so3_into, _shift_wrench_acc
 from ..workspace import workspace_for
@@ -458,26 +457,40 @@ def contact_inverse(G, rank_rtol, Gp, L, X):
 
 
 @njit
+def contact_space_inverse(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q, GG, col, rank_rtol):
+    """The unit responses ``RV``, ``Λ⁻¹ = J M⁻¹ Jᵀ`` into ``GG[0]`` (symmetric)
+    and ``Λ`` (its inverse, or pseudo-inverse) into ``GG[1]``, at the
+    configured state with the articulated inertias formed; ``col`` (m,) is
+    scratch. Returns the rank."""
+    unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q)
+    G = GG[0]
+    m = G.shape[0]
+    for l in range(m):
+        _response_rate(cd, RV, l, Pa, Pb, col)
+        for i in range(m):
+            G[i, l] = col[i]
+    for i in range(m):
+        for l in range(i):
+            g = 0.5 * (G[i, l] + G[l, i])
+            G[i, l] = G[l, i] = g
+    return contact_inverse(G, rank_rtol, GG[1], GG[2], GG[3])
+
+
+@njit
 def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb, W_app, r,
                                alpha, beta, rank_rtol, lam, info):
     """Orders ``0..r`` of SPEC §13.2 into the workspace's outputs and ``lam``;
     ``info`` gets ``(rank, worst relative residual, its row)``. Returns a
     status."""
     q, tau, V, W, c, binom = ws.q, ws.tau, ws.V, ws.W, ws.c, ws.binom
-    status = check_motion(model, C0, V0, q0, 1, 2)
-    if status == OK and not is_jet(tau_in, r + 1, q0.shape[1]):
-        status = BAD_TAU
-    if status == OK:
-        status = check_base_applied(model, Wb, W_app, r, model.floating_base)
+    status = check_forward_args(model, C0, V0, q0, tau_in, Wb, W_app, r)
     if status != OK:
         return status
     N, nc, m = model.body_parent.shape[0], cd.kind.shape[0], cd.row[-1]
     fixed = not model.floating_base
     V0 = V0[:1]
     Vb = V0[:0]
-    q[:2] = q0[:2]
-    q[2:] = 0.0
-    tau[:] = tau_in
+    load_state(ws, q0, tau_in)
     # --- configuration, articulated inertias (once) ---
     configuration(model, ws, C0, about_base, V0, q, r)
     status = articulated_inertia(model, ws, None)
@@ -503,16 +516,8 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
     contact_points(cd, ws, Pa, Pb)
     point_jets(cd, ws, Pa, Pb, 1)
     # --- responses to unit forces and Λ⁻¹ = J M⁻¹ Jᵀ (once) ---
-    unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q)
-    for l in range(m):
-        _response_rate(cd, RV, l, Pa, Pb, e)
-        for i in range(m):
-            G[i, l] = e[i]
-    for i in range(m):
-        for l in range(i):
-            g = 0.5 * (G[i, l] + G[l, i])
-            G[i, l] = G[l, i] = g
-    rank = contact_inverse(G, rank_rtol, Gp, GG[2], GG[3])
+    rank = contact_space_inverse(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q, GG, e,
+                                 rank_rtol)
     info[0] = rank
     info[1] = 0.0
     info[2] = -1.0
