@@ -50,11 +50,10 @@ from .._data import _plain_handle
 from .._jit import JIT, Kernel, njit
 from ..articulated import articulated_inertia, cholesky6, cholesky6_solve, configuration
 from ..contact.constraints import KIND_6D, WORLD, ConstraintData, check_constraints
-from ..contact.forward import (INCONSISTENT, RANK_RTOL, _force, _response_rate,
-                               constrained_forward_kernel, constrained_paths,
-                               constraint_error_kernel, constraint_rate, contact_inverse,
-                               contact_points, inconsistent_message, point_jets, row_name,
-                               unit_responses)
+from ..contact.forward import (INCONSISTENT, RANK_RTOL, _force, constrained_forward_kernel,
+                               constrained_paths, constraint_error_kernel, constraint_rate,
+                               contact_points, contact_space_inverse, inconsistent_message,
+                               point_jets, row_name)
 from ..frames import rest_kinematics
 from ..se3 import _exp_se3_into, _shift_twist
 
@@ -234,20 +233,11 @@ def _correction(model, ws, con, r, dnu):
     need = np.zeros(N, np.bool_)
     constrained_paths(model, cd, need)
     RV = np.empty((m, N, 6))
-    unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, np.empty((6, N, 6)),
-                   np.empty((6, N)))
     GG = np.zeros((4, m, m))
-    G, Gp = GG[0], GG[1]
+    Gp = GG[1]
     col = np.empty(m)
-    for l in range(m):
-        _response_rate(cd, RV, l, Pa, Pb, col)
-        for i in range(m):
-            G[i, l] = col[i]
-    for i in range(m):
-        for l in range(i):
-            g = 0.5 * (G[i, l] + G[l, i])
-            G[i, l] = G[l, i] = g
-    contact_inverse(G, con.rank_rtol, Gp, GG[2], GG[3])
+    contact_space_inverse(model, ws, cd, Pa, Pb, fixed, need, RV, np.empty((6, N, 6)),
+                          np.empty((6, N)), GG, col, con.rank_rtol)
     for i in range(m):
         acc = 0.0
         for l in range(m):
