@@ -129,17 +129,25 @@ def inverse_adjoint_jet(C, V, K):
     return H
 
 
-def position_jet(p, V, K):
+def _cross(a, b):
+    """``a × b`` of two 3-vectors, written out (``np.cross`` costs microseconds
+    in its argument handling, which the jets below call many times)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
+def position_jet(p, V, K, B=None):
     """Jet ``(K+1, 3)`` of a point fixed on a body with spatial twist jet ``V``
     (at least ``K`` rows) that is at ``p`` now:
-    ``ṗ = ω × p + v``, so ``p^(k+1) = Σ_a C(k, a) ω^(a) × p^(k−a) + v^(k)``."""
-    B = binomials(K + 1)
+    ``ṗ = ω × p + v``, so ``p^(k+1) = Σ_a C(k, a) ω^(a) × p^(k−a) + v^(k)``;
+    ``B``: a binomial table of at least ``K`` rows, if at hand."""
+    B = binomials(K + 1) if B is None else B
     P = np.zeros((K + 1, 3))
     P[0] = p
     for k in range(K):
         P[k + 1] = V[k, 3:]
         for a in range(k + 1):
-            P[k + 1] += B[k, a] * np.cross(V[a, :3], P[k - a])
+            P[k + 1] += B[k, a] * _cross(V[a, :3], P[k - a])
     return P
 
 

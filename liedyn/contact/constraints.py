@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import se3
 from .._checks import as_array, check_motion_slow, check_order
-from ..frames import frame_arg
+from ..frames import frame_arg, position_jet
 from ..kinematics import forward_kinematics
 from ..model import check_model
 from ..results import _freeze, _frozen_setattr, _hat
@@ -323,16 +323,6 @@ def check_constraints(model, constraints):
 
 # ------------------------------------------------------ Jacobian jets --
 
-def _joint_columns(model, b):
-    """q columns of the joints on the path from the base to body ``b``."""
-    cols = []
-    parent = model.body_parent
-    while b > 0:
-        cols.append(b - 1)
-        b = int(parent[b])
-    return cols
-
-
 def _body_jacobian(model, S, b):
     """``J_b^(0..K)`` (K+1, 6, nv) of body ``b`` from the screw jets ``S``
     (K+1, N, 6): ``I₆`` as base block (order 0), ``S_j^(k)`` as the columns
@@ -343,34 +333,22 @@ def _body_jacobian(model, S, b):
         return J
     if nb:
         J[0, :, :6] = np.eye(6)
-    cols = _joint_columns(model, b)
-    if cols:
-        cols = np.array(cols)
+    cols = model.ancestors(b)[:-1] - 1                       # q columns of the path to b
+    if cols.size:
         J[:, :, nb + cols] = np.transpose(S[:, cols + 1], (0, 2, 1))
     return J
 
 
-def _cross(a, b):
-    """``a × b`` along the last axis of two (…, 3) arrays."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
 def _point_jets(model, fk, body, offset, K, B=None):
     """Jet (K+1, 3) of a point: the origin of ``offset`` on ``body``
-    (``p^(k+1) = Σ_a binom(k, a) ω^(a) × p^(k−a) + v^(k)``), or of the world
-    pose ``offset`` (at rest)."""
-    P = np.zeros((K + 1, 3))
+    (:func:`liedyn.frames.position_jet`), or of the world pose ``offset``
+    (at rest)."""
     if body == WORLD:
+        P = np.zeros((K + 1, 3))
         P[0] = offset[:3, 3]
         return P
-    B = binomials(K) if B is None else B
-    P[0] = fk.body_pose[body, :3, :3] @ offset[:3, 3] + fk.body_pose[body, :3, 3]
-    V = fk.twist[:, body]
-    for k in range(K):
-        P[k + 1] = V[k, 3:] + sum(B[k, a] * _cross(V[a, :3], P[k - a]) for a in range(k + 1))
-    return P
+    p = fk.body_pose[body, :3, :3] @ offset[:3, 3] + fk.body_pose[body, :3, 3]
+    return position_jet(p, fk.twist[:, body], K, B)
 
 
 def _moved_rows(J, P, B):
