@@ -21,9 +21,14 @@ Sections (column ``section`` of the CSV):
   found next to the repository) on the same tree and state; code-generation
   and compile times. Targets: ratio ≤ 1.0 at N = 7, r = 0, 1, 5, 10.
 * ``taylor``: ``liedyn.inverse_dynamics`` (with a workspace) against the
-  Taylor-mode baseline (``liedyn.baselines.taylor_jax``, ``jax.jit``-compiled;
-  compile time apart), interleaved; ratio kernel / Taylor. Target ≤ 0.1 at
-  r = 5, N = 101 (``--full``). Skipped without JAX.
+  Taylor-mode baseline (``liedyn.baselines.taylor_jax``, ``by_level=True``: the
+  bodies of one depth batched, a graph XLA compiles in far less time;
+  ``jax.jit``-compiled;
+  compile time apart, column ``trace_s``), interleaved; ratio kernel / Taylor;
+  each order in its own interpreter (XLA can abort on a large graph: an
+  order that fails is recorded, ``unit = "compile failed"``). Target ≤ 0.1 at
+  r = 5, N = 101 (``--full``, which also sweeps r = 0..10 at N = 11).
+  Skipped without JAX.
 
 Operation counts: the instructions of the CasADi function other than
 inputs, outputs and constants (one per elementary operation). Writes
@@ -210,41 +215,68 @@ def c_section(rows, cases, samples, rounds, workdir):
 
 # --------------------------------------------------------------- Taylor --
 
+def taylor_point(N, r, calls):
+    """One order of the Taylor-mode comparison, in this process: a dict of
+    the row's numbers (see :func:`taylor_section`)."""
+    import jax
+    from liedyn.baselines.taylor_jax import TaylorJax
+    model = _tree(N)
+    tj = TaylorJax(model, by_level=True)
+    rng = np.random.default_rng(3 + r)
+    C0, V, q = _jets(model, r, rng)
+    p, s = tj.inverse_series(C0, V, q, r)
+    t = time.perf_counter()
+    fn = tj._inverse_fn(r)
+    jax.block_until_ready(fn(p, s))
+    compile_s = time.perf_counter() - t
+    W, tau = tj.inverse_dynamics(C0, V, q, r)
+    inv = liedyn.inverse_dynamics(model, C0, V, q, r)
+    err = max(np.max(np.abs(tau - inv.tau)) / np.max(np.abs(inv.tau)),
+              np.max(np.abs(W - inv.base_wrench)) / np.max(np.abs(inv.base_wrench)))
+    ws = liedyn.Workspace(model, r)
+    res = time_calls({"kernel": lambda: liedyn.inverse_dynamics(model, C0, V, q, r, workspace=ws),
+                      "taylor": lambda: jax.block_until_ready(fn(p, s))}, calls, budget=2.0)
+    return dict(kernel_us=res["kernel"]["mean"] * 1e6, jet_us=res["taylor"]["mean"] * 1e6,
+                compile_s=compile_s, err=float(err))
+
+
 def taylor_section(rows, N, rs, calls, target_r):
-    try:
-        import jax
-        from liedyn.baselines.taylor_jax import TaylorJax
-    except ImportError:
+    """``liedyn.inverse_dynamics`` against Taylor-mode AD at each order, each
+    order in a fresh interpreter: XLA's compiler can abort the process on a
+    large graph (on this machine at N = 101, r ≥ 3: "LLVM ERROR: Unable to
+    allocate section memory"); an order that fails is recorded as such and
+    the higher orders of that tree are not attempted."""
+    import importlib.util
+    import json
+    if importlib.util.find_spec("jax") is None:
         print("  JAX is not installed (pip install 'liedyn[jax]'): Taylor-mode section skipped")
         return
-    model = _tree(N)
-    tj = TaylorJax(model)
-    rng = np.random.default_rng(3)
     for r in rs:
-        C0, V, q = _jets(model, r, rng)
-        p, s = tj.inverse_series(C0, V, q, r)
-        t = time.perf_counter()
-        fn = tj._inverse_fn(r)
-        jax.block_until_ready(fn(p, s))
-        compile_s = time.perf_counter() - t
-        W, tau = tj.inverse_dynamics(C0, V, q, r)
-        inv = liedyn.inverse_dynamics(model, C0, V, q, r)
-        err = max(np.max(np.abs(tau - inv.tau)) / np.max(np.abs(inv.tau)),
-                  np.max(np.abs(W - inv.base_wrench)) / np.max(np.abs(inv.base_wrench)))
-        ws = liedyn.Workspace(model, r)
-        res = time_calls({"kernel": lambda: liedyn.inverse_dynamics(model, C0, V, q, r,
-                                                                    workspace=ws),
-                          "taylor": lambda: jax.block_until_ready(fn(p, s))},
-                         calls, budget=2.0)
-        k_us, j_us = res["kernel"]["mean"] * 1e6, res["taylor"]["mean"] * 1e6
-        row = dict(section="taylor", algo="inverse", N=N, r=r, trace_s=compile_s, value=k_us,
-                   unit="us per call (kernels)", other=j_us, ratio=k_us / j_us)
+        code = (f"import json; from experiments.bench_symbolic import taylor_point; "
+                f"print('RESULT', json.dumps(taylor_point({N}, {r}, {calls})))")
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
+        if out.returncode != 0 or not line:
+            why = (out.stderr.strip().splitlines() or ["no output"])[-1][:200]
+            row = dict(section="taylor", algo="inverse", N=N, r=r, unit="compile failed",
+                       other=why)
+            if r == target_r:
+                row.update(target=0.1, met="no")
+            rows.append(row)
+            print(f"  Taylor-mode N={N} r={r:2d}: failed (exit {out.returncode}): {why}; higher "
+                  f"orders not attempted", flush=True)
+            return
+        d = json.loads(line[0][7:])
+        k_us, j_us = d["kernel_us"], d["jet_us"]
+        row = dict(section="taylor", algo="inverse", N=N, r=r, trace_s=d["compile_s"],
+                   value=k_us, unit="us per call (kernels)", other=j_us, ratio=k_us / j_us)
         if r == target_r:
             row.update(target=0.1, met="yes" if k_us / j_us <= 0.1 else "no")
         rows.append(row)
         print(f"  Taylor-mode N={N} r={r:2d}: kernels {k_us:9.1f} µs, jet {j_us:10.1f} µs, "
-              f"ratio {k_us / j_us:.3f}; XLA compile {compile_s:6.1f} s; max rel. error "
-              f"{err:.1e}", flush=True)
+              f"ratio {k_us / j_us:.3f}; XLA compile {d['compile_s']:6.1f} s; max rel. error "
+              f"{d['err']:.1e}", flush=True)
 
 
 # ----------------------------------------------------------------- plot --
@@ -290,12 +322,12 @@ def plot(rows, stem):
     ax[1].set_xlabel("bodies N")
     ax[1].set_title(f"(b) graph size against N (up to {Nmax})")
     ax[1].legend(fontsize=7)
-    t = [x for x in rows if x["section"] == "taylor"]
-    if t:
-        r = [int(x["r"]) for x in t]
-        N = t[0]["N"]
-        ax[2].semilogy(r, [x["value"] for x in t], "o-", label=f"liedyn kernels, inverse, N = {N}")
-        ax[2].semilogy(r, [x["other"] for x in t], "s-",
+    t = [x for x in rows if x["section"] == "taylor" and x.get("unit") != "compile failed"]
+    for i, N in enumerate(sorted({int(x["N"]) for x in t}, reverse=True)):
+        pts = sorted((int(x["r"]), x["value"], x["other"]) for x in t if int(x["N"]) == N)
+        r, k, j = zip(*pts)
+        ax[2].semilogy(r, k, "o-", color=f"C{4 + 2 * i}", label=f"liedyn kernels, inverse, N = {N}")
+        ax[2].semilogy(r, j, "s-", color=f"C{5 + 2 * i}",
                        label=f"Taylor-mode AD (JAX jet, jit), inverse, N = {N}")
     ax[2].set_title("(c) evaluation time (compile times apart, in the CSV)")
     c = [x for x in rows if x["section"] == "c" and int(x["N"]) == 7]
@@ -332,6 +364,8 @@ def main(argv=None):
         c_section(rows, c_cases, samples, rounds, d)
     print("the compiled kernels against Taylor-mode AD")
     taylor_section(rows, taylor_N, taylor_rs, calls, 5 if args.full else None)
+    if args.full:                 # every order on a small tree as well
+        taylor_section(rows, 11, list(range(11)), calls, None)
     print("graph size of the traced recursions")
     graph_section(rows, Ns, rs_at, r_sweep, N_sweep)
     print("graph size of nested automatic differentiation")

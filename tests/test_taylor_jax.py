@@ -31,7 +31,7 @@ def _rel(a, d):
 @pytest.mark.parametrize("floating", [True, False])
 def test_taylor_mode_equals_kernels(floating):
     rng = np.random.default_rng(60)
-    model = random_tree(rng, 3, floating_base=floating, armature=True, damping=True)
+    model = random_tree(rng, 4, floating_base=floating, armature=True, damping=True)
     R = 2
     C0 = liedyn.se3.exp(rng.normal(size=6) * 0.5) if floating else model.home_pose
     V = rng.normal(size=(R + 2, 6)) * 0.5 if floating else None
@@ -40,6 +40,10 @@ def test_taylor_mode_equals_kernels(floating):
     inv = liedyn.inverse_dynamics(model, C0, V, q, R, applied=Wa)
     tj = TaylorJax(model, applied=True)
     W, tau = tj.inverse_dynamics(C0, V, q, R, applied=Wa)
+    assert np.max(_rel(tau, inv.tau)) <= RTOL
+    assert np.max(_rel(W, inv.base_wrench)) <= RTOL
+    lv = TaylorJax(model, applied=True, by_level=True)          # the bodies of a depth batched
+    W, tau = lv.inverse_dynamics(C0, V, q, R, applied=Wa)
     assert np.max(_rel(tau, inv.tau)) <= RTOL
     assert np.max(_rel(W, inv.base_wrench)) <= RTOL
     if not floating:

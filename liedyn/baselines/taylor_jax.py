@@ -85,12 +85,18 @@ class TaylorJax:
     model : Model
     applied : bool, keyword
         Include applied wrench jets (spatial, world frame, ``(r+1, N, 6)``).
+    by_level : bool, keyword
+        Inverse map only: process the bodies of one depth in the tree together
+        (batched products, parents gathered, children summed by a constant
+        incidence matrix), a graph about ``N / depth`` times smaller for XLA to
+        compile; the same numbers. Default: one body at a time.
     """
 
-    def __init__(self, model, *, applied=False):
+    def __init__(self, model, *, applied=False, by_level=False):
         check_model(model)
         self.model = model
         self.applied = bool(applied)
+        self.by_level = bool(by_level)
         self.N, self.n = model.n_bodies, model.n_joints
         self._parent = [int(p) for p in model.body_parent]
         self._revolute = [None] + [int(t) == JOINT_REVOLUTE for t in model.joint_type]
@@ -161,6 +167,95 @@ class TaylorJax:
                           + m.joint_damping[j - 1] * qd[j - 1])
         return W[0], jnp.stack(tau) if self.n else jnp.zeros(0)
 
+    def _levels(self):
+        """Per depth: body indices, the parents' positions in the level above,
+        and the batched constants."""
+        if getattr(self, "_lv", None) is None:
+            m = self.model
+            depth = np.zeros(self.N, int)
+            for j in range(1, self.N):
+                depth[j] = depth[self._parent[j]] + 1
+            levels = [np.flatnonzero(depth == d) for d in range(depth.max() + 1)]
+            pos = np.zeros(self.N, int)
+            for L in levels:
+                pos[L] = np.arange(L.size)
+            out = []
+            for d, L in enumerate(levels):
+                e = dict(bodies=L, home=m.body_home[L], com=m.body_com[L],
+                         J=m.body_rot_inertia[L], mass=m.body_mass[L])
+                if d:
+                    Y = m.joint_screw[L - 1]
+                    rev = np.array([1.0 if self._revolute[j] else 0.0 for j in L])
+                    E = np.zeros((L.size, 3, 3))
+                    E[:, 0, 1], E[:, 0, 2], E[:, 1, 2] = -Y[:, 2], Y[:, 1], -Y[:, 0]
+                    E[:, 1, 0], E[:, 2, 0], E[:, 2, 1] = Y[:, 2], -Y[:, 1], Y[:, 0]
+                    par = pos[[self._parent[j] for j in L]]
+                    P = np.zeros((levels[d - 1].size, L.size))
+                    P[par, np.arange(L.size)] = 1.0          # parent of column c is row par[c]
+                    e.update(Y=Y, rev=rev, E=E, E2=E @ E, exv=np.cross(Y[:, :3], Y[:, 3:]),
+                             parent_pos=par, P=P, arm=m.joint_armature[L - 1],
+                             damp=m.joint_damping[L - 1])
+                out.append(e)
+            self._lv = out
+        return self._lv
+
+    def _inverse_map_by_level(self, C0, V0, A0, q, qd, qdd, Wa=None):
+        """:meth:`inverse_map` with the bodies of one depth batched."""
+        lv = self._levels()
+        G = self._gravity_twist()
+        bx = lambda a, b: jnp.cross(a, b)                                # noqa: E731
+        Rs, ps, Vs, As, Ss, Ws = [], [], [], [], [], []
+        for d, e in enumerate(lv):
+            if d == 0:
+                R, p = C0[None, :3, :3], C0[None, :3, 3]
+                V, A, S = V0[None], A0[None], None
+            else:
+                cols = e["bodies"] - 1
+                qj, qdj, qddj = q[cols], qd[cols], qdd[cols]
+                s, k = e["rev"] * jnp.sin(qj), e["rev"] * (1.0 - jnp.cos(qj))
+                ER = (jnp.eye(3)[None] + s[:, None, None] * e["E"]
+                      + k[:, None, None] * e["E2"])
+                Ep = (s[:, None] * e["Y"][:, 3:] + k[:, None] * e["exv"]
+                      + ((1.0 - e["rev"]) * qj)[:, None] * e["Y"][:, 3:])
+                Rp, pp = Rs[-1][e["parent_pos"]], ps[-1][e["parent_pos"]]
+                R = jnp.einsum("kij,kjl->kil", Rp, ER)
+                p = jnp.einsum("kij,kj->ki", Rp, Ep) + pp
+                w = jnp.einsum("kij,kj->ki", R, e["Y"][:, :3])
+                S = jnp.concatenate([w, jnp.einsum("kij,kj->ki", R, e["Y"][:, 3:])
+                                     + bx(p, w)], axis=1)
+                Vp, Ap = Vs[-1][e["parent_pos"]], As[-1][e["parent_pos"]]
+                V = Vp + S * qdj[:, None]
+                adVS = jnp.concatenate([bx(V[:, :3], S[:, :3]),
+                                        bx(V[:, 3:], S[:, :3]) + bx(V[:, :3], S[:, 3:])], axis=1)
+                A = Ap + S * qddj[:, None] + adVS * qdj[:, None]
+            Rc = jnp.einsum("kij,kjl->kil", R, e["home"][:, :3, :3])
+            pc = jnp.einsum("kij,kj->ki", R, e["home"][:, :3, 3]) + p
+            c = jnp.einsum("kij,kj->ki", Rc, e["com"]) + pc
+            I = jnp.einsum("kij,kjl,kml->kim", Rc, e["J"], Rc)
+            mass = e["mass"]
+            # W = M A − ad_Vᵀ M V − M G with M from (m, c, I): Π = (I ω + c × m(v + ω × c), m(v + ω × c))
+            def momentum(X):
+                lin = mass[:, None] * (X[:, 3:] + bx(X[:, :3], c))
+                return jnp.concatenate([jnp.einsum("kij,kj->ki", I, X[:, :3]) + bx(c, lin),
+                                        lin], axis=1)
+            MA, MV, MG = momentum(A), momentum(V), momentum(jnp.broadcast_to(G, V.shape))
+            W = MA + jnp.concatenate([bx(V[:, :3], MV[:, :3]) + bx(V[:, 3:], MV[:, 3:]),
+                                      bx(V[:, :3], MV[:, 3:])], axis=1) - MG
+            if Wa is not None:
+                W = W - Wa[e["bodies"]]
+            Rs.append(R), ps.append(p), Vs.append(V), As.append(A), Ss.append(S), Ws.append(W)
+        tau = [None] * len(lv)
+        for d in range(len(lv) - 1, 0, -1):
+            e = lv[d]
+            Ws[d - 1] = Ws[d - 1] + e["P"] @ Ws[d]
+            cols = e["bodies"] - 1
+            tau[d] = (jnp.sum(Ss[d] * Ws[d], axis=1) + e["arm"] * qdd[cols]
+                      + e["damp"] * qd[cols])
+        if self.n == 0:
+            return Ws[0][0], jnp.zeros(0)
+        order = np.argsort(np.concatenate([e["bodies"] for e in lv[1:]]))
+        return Ws[0][0], jnp.concatenate(tau[1:])[order]
+
     def forward_map(self, C0, V0, q, qd, W0, tau, Wa=None):
         """``(V̇₀ (6,), q̈ (n,))`` at one instant: the articulated-body algorithm."""
         m, N, parent = self.model, self.N, self._parent
@@ -202,9 +297,9 @@ class TaylorJax:
     def _inverse_fn(self, r):
         if r not in self._inv:
             def f(primals, series):
+                imap = self._inverse_map_by_level if self.by_level else self.inverse_map
                 fun = (lambda C0, V0, A0, q, qd, qdd, *Wa:
-                       jnp.concatenate(self.inverse_map(C0, V0, A0, q, qd, qdd,
-                                                        Wa[0] if Wa else None)))
+                       jnp.concatenate(imap(C0, V0, A0, q, qd, qdd, Wa[0] if Wa else None)))
                 y0, ys = jet(fun, primals, series)
                 return jnp.stack([y0] + list(ys))
             self._inv[r] = jax.jit(f)
