@@ -146,6 +146,38 @@ def test_functions_are_built_once_per_order_and_timed():
     assert f.size1_out(0) == 6 + base.model.n_joints
 
 
+def test_layouts_are_tuples_of_name_rows_width_and_locate_the_blocks_of_p():
+    """The layouts are the tuples their docstrings promise, with ``size`` the
+    length of ``p`` the function takes and ``slice`` the place of a block in
+    the ``p`` that ``pack_*_params`` writes (row-major, row k = k-th
+    coefficient)."""
+    model = aerial_manipulator()
+    n, N = model.n_joints, model.n_bodies
+    base = CasadiBaseline(model)
+    inv = base.inverse_layout(1)
+    assert isinstance(inv, tuple)
+    assert tuple(inv) == (("pose", 2, 12), ("twist", 3, 6), ("q", 4, n))
+    assert [b.name for b in inv] == ["pose", "twist", "q"] and inv[2].width == n
+    assert inv.size == 24 + 18 + 4 * n == base.inverse(1).size1_in(1)
+    assert repr(inv) == (f"ParameterLayout([('pose', 2, 12), ('twist', 3, 6), ('q', 4, {n})], "
+                         f"size={inv.size})")
+    rng = np.random.default_rng(408)
+    C0, Vb, q = _jets(model, rng, 1)
+    p = base.pack_inverse_params(C0, Vb, q, 1)
+    assert p.shape == (inv.size,)
+    assert np.array_equal(p[inv.slice("q")], q.ravel())
+    assert np.array_equal(p[inv.slice("twist")], Vb.ravel())
+    assert np.array_equal(p[inv.slice("pose")][:12], C0[:3].ravel())
+    with pytest.raises(ValueError, match=r"^name:"):
+        inv.slice("tau")
+    assert tuple(base.forward_layout(2)) == (("pose", 3, 12), ("twist", 3, 6), ("q", 4, n),
+                                             ("wrench", 3, 6), ("tau", 3, n))
+    fixed = CasadiBaseline(random_tree(rng, 4, floating_base=False), applied=True)
+    assert tuple(fixed.forward_layout(1)) == (("pose", 1, 12), ("q", 3, 3), ("tau", 2, 3),
+                                              ("applied", 2, 24))
+    assert fixed.forward_layout(1).size == fixed.forward(1).size1_in(1) == 12 + 9 + 6 + 48
+
+
 def test_bad_inputs_name_the_argument():
     base = CasadiBaseline(aerial_manipulator())
     n = base.model.n_joints

@@ -73,6 +73,7 @@ Usage::
 """
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -242,27 +243,60 @@ def _articulated(model, R0, x0, V0, W0, q, qd, tau, applied=None):
 
 # ------------------------------------------------------------ trajectories --
 
-class _Layout:
-    """Named blocks of Taylor coefficients packed into one parameter vector."""
+class Block(NamedTuple):
+    """One block of a parameter vector: ``rows`` Taylor coefficients (row ``k``
+    the ``k``-th) of ``width`` entries each, stored row-major."""
 
-    def __init__(self, blocks):
-        self.blocks = [(name, rows, width) for name, rows, width in blocks]
-        self.size = sum(rows * width for _, rows, width in self.blocks)
+    name: str
+    rows: int
+    width: int
 
-    def pack(self, **arrays):
-        out = []
-        for name, rows, width in self.blocks:
-            a = np.asarray(arrays[name], float).reshape(rows, width)
-            out.append(a.ravel())
-        return np.concatenate(out) if out else np.zeros(0)
 
-    def unpack(self, p):
-        """Per block, the list of coefficient columns (SX ``(width, 1)``)."""
-        out, k = {}, 0
-        for name, rows, width in self.blocks:
-            out[name] = [p[k + a * width:k + (a + 1) * width] for a in range(rows)]
-            k += rows * width
-        return out
+class ParameterLayout(tuple):
+    """The blocks of the parameter vector ``p`` of one map, in their order in ``p``.
+
+    A tuple of :class:`Block` named tuples ``(name, rows, width)`` (so
+    ``tuple(layout) == (("pose", 2, 12), ("twist", 3, 6), ...)``), with the
+    length of ``p`` as ``size`` and the place of a block in ``p`` from
+    :meth:`slice`.
+    """
+
+    def __new__(cls, blocks):
+        return super().__new__(cls, (Block(str(name), int(rows), int(width))
+                                     for name, rows, width in blocks))
+
+    @property
+    def size(self):
+        """Length of ``p``: ``Σ rows · width``."""
+        return sum(b.rows * b.width for b in self)
+
+    def slice(self, name):
+        """``p[layout.slice(name)]`` is block ``name``, row-major."""
+        start = 0
+        for b in self:
+            if b.name == name:
+                return slice(start, start + b.rows * b.width)
+            start += b.rows * b.width
+        raise ValueError(f"name: expected one of {[b.name for b in self]}, got {name!r}")
+
+    def __repr__(self):
+        blocks = ", ".join(repr(tuple(b)) for b in self)
+        return f"ParameterLayout([{blocks}], size={self.size})"
+
+
+def _pack(layout, **arrays):
+    """``p`` from one array per block (shape ``(rows, width)`` or its size)."""
+    out = [np.asarray(arrays[b.name], float).reshape(b.rows * b.width) for b in layout]
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def _unpack(layout, p):
+    """Per block name, the list of coefficient columns of ``p`` (SX ``(width, 1)``)."""
+    out = {}
+    for b in layout:
+        k = layout.slice(b.name).start
+        out[b.name] = [p[k + a * b.width:k + (a + 1) * b.width] for a in range(b.rows)]
+    return out
 
 
 def _taylor(coeffs, t):
@@ -353,17 +387,20 @@ class CasadiBaseline:
     def _layout(self, r, blocks):
         if self.with_applied:
             blocks.append(("applied", r + 1, 6 * self.model.n_bodies))
-        return _Layout(blocks)
+        return ParameterLayout(blocks)
 
     def inverse_layout(self, order):
-        """Parameter blocks ``(name, rows, width)`` of :meth:`inverse`."""
+        """The parameter blocks of :meth:`inverse` at order ``order``: a
+        :class:`ParameterLayout`, the tuple of ``(name, rows, width)`` tuples
+        (:class:`Block`) in their order in ``p``, with ``size`` the length of ``p``."""
         r, n = check_order(order), self.model.n_joints
         if self.model.floating_base:
             return self._layout(r, [("pose", r + 1, 12), ("twist", r + 2, 6), ("q", r + 3, n)])
         return self._layout(r, [("pose", 1, 12), ("q", r + 3, n)])
 
     def forward_layout(self, order):
-        """Parameter blocks ``(name, rows, width)`` of :meth:`forward`."""
+        """The parameter blocks of :meth:`forward` at order ``order``, as
+        :meth:`inverse_layout`."""
         r, n = check_order(order), self.model.n_joints
         if self.model.floating_base:
             return self._layout(r, [("pose", r + 1, 12), ("twist", r + 1, 6), ("q", r + 2, n),
@@ -438,7 +475,7 @@ class CasadiBaseline:
             layout = self.inverse_layout(r) if kind == "inverse" else self.forward_layout(r)
             t = ca.SX.sym("t")
             p = ca.SX.sym("p", layout.size)
-            blk = layout.unpack(p)
+            blk = _unpack(layout, p)
             dy = self._inverse_map(t, blk) if kind == "inverse" else self._forward_map(t, blk)
             for _ in range(r):
                 dy = ca.jtimes(dy, t, ca.SX(1.0))                      # SPEC §9: d/dt by AD
@@ -479,8 +516,8 @@ class CasadiBaseline:
         C0, Vb, qj = _state(self.model, base_pose, base_twist, q, r + 2, r + 3)
         layout, Wa = self.inverse_layout(r), self._applied_jet(applied, r)
         if self.model.floating_base:
-            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj, **Wa)
-        return layout.pack(pose=C0[:3].ravel(), q=qj, **Wa)
+            return _pack(layout, pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj, **Wa)
+        return _pack(layout, pose=C0[:3].ravel(), q=qj, **Wa)
 
     def pack_forward_params(self, base_pose, base_twist, q, base_wrench, tau, order,
                             applied=None):
@@ -502,11 +539,11 @@ class CasadiBaseline:
             if base_wrench is None:
                 raise ValueError(f"base_wrench: a floating base needs its wrench jet, shape ({r + 1}, 6)")
             Wj = check_jet(base_wrench, "base_wrench", (r + 1, 6))
-            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj,
-                               wrench=Wj, tau=tj, **Wa)
+            return _pack(layout, pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj,
+                         wrench=Wj, tau=tj, **Wa)
         if base_wrench is not None:
             raise ValueError("base_wrench: a fixed base's wrench is the reaction; pass None")
-        return layout.pack(pose=C0[:3].ravel(), q=qj, tau=tj, **Wa)
+        return _pack(layout, pose=C0[:3].ravel(), q=qj, tau=tj, **Wa)
 
     def inverse_derivative(self, base_pose, base_twist, q, order, applied=None):
         """``d^r y_ID/dt^r (0)`` for the polynomial trajectory of the jets.
