@@ -12,10 +12,26 @@ here from the model's body-frame data (origins, joint axes and points, mass,
 centre of mass, rotational inertia) and not from liedyn's kernels, with every
 time derivative taken by automatic differentiation.
 
+**Valid at** ``t = 0`` **only.** The functions return ``d^r/dt^r`` at ``t`` of
+the maps along the polynomial trajectory that ``p`` holds; that is the
+``r``-th time derivative of the dynamics at ``t = 0`` and nothing meaningful
+at any other ``t`` (the polynomial pose is not a rigid transform there).
+Always evaluate them at ``t = 0``, with ``p`` from :meth:`CasadiBaseline.pack_inverse_params`
+or :meth:`CasadiBaseline.pack_forward_params`, which also take CasADi SX/MX
+arguments.
+
+This module is the benchmark baseline and a test oracle. For optimisation,
+state derivatives or C code use :mod:`liedyn.symbolic` (SPEC §15):
+:func:`liedyn.symbolic.inverse_dynamics_function`,
+:func:`liedyn.symbolic.forward_dynamics_function` and
+:func:`liedyn.symbolic.hybrid_dynamics_function` give the jets of every order
+as functions of the state with named inputs, with a graph that grows as
+``O(N r²)`` instead of geometrically in ``r``.
+
 Glossary
 --------
 ==============  =============  ================================================
-``t``           SX scalar      time
+``t``           SX scalar      time (evaluate at ``t = 0`` only, see above)
 ``p``           SX (P,)        Taylor coefficients of the trajectory (layouts below)
 ``C₀(t)``       3×4            base pose polynomial ``Σ_k C₀^(k) t^k/k!`` (SPEC §3)
 ``V₀(t)``       (6,)           base twist polynomial ``Σ_k V₀^(k) t^k/k!``
@@ -65,10 +81,12 @@ benchmark of SPEC §9 measures.
 Usage::
 
     base = CasadiBaseline(model)
-    W0_r, tau_r = base.inverse_derivative(C0, base_twist, q, r)   # = inverse_dynamics(...).{base_wrench,tau}[r]
-    f = base.inverse(r)                                           # casadi.Function (t, p) → d^r y_ID/dt^r
+    # = inverse_dynamics(...).base_wrench[r], .tau[r]
+    W0_r, tau_r = base.inverse_derivative(C0, base_twist, q, r)
+    f = base.inverse(r)              # casadi.Function (t, p) → d^r y_ID/dt^r
     p = base.pack_inverse_params(C0, base_twist, q, r)
-    y = f(0.0, p)
+    y = f(0.0, p)                    # at t = 0 only
+    base.inverse_layout(r)           # the blocks of p: (("pose", r+1, 12), ("twist", r+2, 6), ...)
 
 """
 
@@ -432,6 +450,12 @@ def _state(model, base_pose, base_twist, q, twist_rows, q_rows):
 class CasadiBaseline:
     """Symbolic AD baseline for one model; functions are built once per order.
 
+    Its functions give the ``r``-th time derivative of the dynamics at
+    ``t = 0`` only: evaluate them at ``t = 0`` (module docstring). It is the
+    benchmark baseline and a test oracle; for optimisation use
+    :mod:`liedyn.symbolic` (:func:`liedyn.symbolic.inverse_dynamics_function`,
+    :func:`liedyn.symbolic.forward_dynamics_function`).
+
     Parameters
     ----------
     model : Model
@@ -581,12 +605,14 @@ class CasadiBaseline:
 
     def inverse(self, order):
         """``casadi.Function`` ``(t, p) → d^r y_ID/dt^r``, ``r = order``;
-        ``p`` laid out as :meth:`inverse_layout`. Built on first use, cached."""
+        ``p`` laid out as :meth:`inverse_layout`. Built on first use, cached.
+        Valid at ``t = 0`` only, where it is ``(W₀^(r), τ^(r))``."""
         return self._build("inverse", order)
 
     def forward(self, order):
         """``casadi.Function`` ``(t, p) → d^r y_FD/dt^r``; ``p`` as
-        :meth:`forward_layout`. Built on first use, cached."""
+        :meth:`forward_layout`. Built on first use, cached. Valid at ``t = 0``
+        only, where it is ``(V₀^(r+1), q^(r+2))``."""
         return self._build("forward", order)
 
     # -- numeric front end --------------------------------------------------------
