@@ -226,6 +226,34 @@ def test_a_sliding_block_sticks_where_friction_stops_it(block):
     assert (traj.contact_mode[~before] == ld.simulation.events.STICK).all()
 
 
+def test_a_slide_that_turns_under_a_side_push_sticks_only_when_it_stops(block):
+    mu, f = 0.5, np.array([0.0, 4.0, 0.0])                # |f| < μ m g: it stops
+
+    def push(t, s):
+        return ld.Inputs(applied=np.concatenate([np.cross(s.base_pose[:3, 3], f), f])[None])
+
+    V = np.array([0, 0, 0, 1.0, -1.0, 0])
+    traj = ld.simulate(block, ld.State(np.eye(4), V), 0.6, dt=1e-3,
+                       contacts=[ld.PointContact("block")], friction=mu, controller=push)
+    (ev,) = traj.events                                   # the slip turns by 90° first
+    assert ev.kind == "stick" and ev.modes_after == ("sticking",)
+    v = traj.base_twist[:, 0, 3:]
+    assert np.linalg.norm(v[ev.sample]) <= 1e-5
+    moving = np.linalg.norm(v, axis=1) > 1e-3
+    F = traj.contact_force[moving, 0]
+    assert_close(np.linalg.norm(F[:, :2], axis=1), np.full(moving.sum(), mu * MASS * G), 1e-12)
+    cos = np.einsum("ij,ij->i", F[:, :2], v[moving, :2]) / (
+        np.linalg.norm(F[:, :2], axis=1) * np.linalg.norm(v[moving, :2], axis=1))
+    assert cos.max() <= -1 + 1e-9                         # Coulomb: against the slip
+    # work and energy: ½ m |v₀|² + ∫ (f − friction)·v dt = 0 at rest (trapezoid, O(dt²))
+    t = traj.time[: ev.sample + 1]
+    power = (v[: ev.sample + 1] @ f + np.einsum("ij,ij->i", traj.contact_force[: ev.sample + 1, 0],
+                                                v[: ev.sample + 1]))
+    work = float(np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)))
+    assert abs(0.5 * MASS * 2.0 + work) <= 1e-4
+    assert np.abs(v[ev.sample + 1:]).max() <= 1e-12
+
+
 # ------------------------------------------------------------ Solo dropped --
 
 @pytest.fixture(scope="module")
@@ -245,11 +273,15 @@ def solo_drop():
 
 def test_solo_dropped_from_5_cm_lands_on_four_feet_and_comes_to_rest(solo_drop):
     model, traj = solo_drop
-    (ev,) = traj.events
-    assert ev.kind == "touch-down"
-    # in free fall the held joints do not move: the feet touch together at √(2h/g)
+    # in free fall the held joints do not move: the feet touch together at √(2h/g),
+    # one event each, in one switch
+    assert [x.kind for x in traj.events] == ["touch-down"] * 4
+    assert sorted(x.contact for x in traj.events) == sorted(FEET)
+    ev = traj.events[0]
     assert -1e-12 <= ev.time - np.sqrt(2 * 0.05 / G) <= 1e-9
+    assert all(x.time == ev.time and x.sample == ev.sample for x in traj.events)
     assert ev.modes_after == ("sticking",) * 4
+    assert all(x.energy_loss == 0.0 for x in traj.events[1:])
     k = ev.sample
 
     def energy(j):

@@ -81,6 +81,8 @@ SLIP_TOL = 1e-6           # m/s: a tangential speed at most this is not slipping
 FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
 ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at the surface
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
+TURN_RTOL = 1e-2          # a slip velocity across s₀ faster than this times its speed at the
+                          # segment's start has turned, not stopped
 
 
 def _root(f, a, b, fa, fb, xtol):
@@ -106,6 +108,15 @@ def _root(f, a, b, fa, fb, xtol):
             else:
                 b, fb = x, fx
     return b
+
+
+def _transition(before, after):
+    """The event kind of a contact's change of mode."""
+    if before == OPEN:
+        return 0
+    if after == OPEN:
+        return 1
+    return 2 if after == SLIDE else 3
 
 
 class ContactEvent:
@@ -203,6 +214,7 @@ class _Hybrid:
         self.force_tol = FORCE_RTOL * float(np.sum(model.body_mass)) * g
         self.d = np.zeros((self.nc, 3))          # friction directions of sliding contacts
         self.s0 = np.zeros((self.nc, 3))         # slip directions at a segment's start
+        self.speed0 = np.zeros(self.nc)          # and the slip speeds there
         self.pieces, self.events = [], []
         self._memo = {}
         self.steps = self.rejected = self.evaluations = 0
@@ -511,8 +523,9 @@ class _Hybrid:
                     modes[i] = CLOSED
                 elif hint[i] == SLIDE:
                     modes[i] = SLIDE                     # keeps the direction it slips in
-                elif np.linalg.norm(vt[i]) <= SLIP_TOL:
-                    modes[i] = STICK
+                elif np.linalg.norm(vt[i]) <= (SLIP_TOL if hint[i] != STICK else
+                                               max(SLIP_TOL, TURN_RTOL * self.speed0[i])):
+                    modes[i] = STICK                     # (a stick event's round-off projected)
                 else:
                     modes[i] = SLIDE
                     self.s0[i] = vt[i] / np.linalg.norm(vt[i])
@@ -602,6 +615,20 @@ class _Hybrid:
                 return after, imp
             stick.remove(bad)
         return after, imp
+
+    def _slip_directions(self, state, modes):
+        """At a segment's start, the slip directions ``s₀`` (and the friction
+        directions ``d = −s₀``) of the contacts sliding with some speed, and
+        their speeds."""
+        if not any(mo == SLIDE for mo in modes):
+            return
+        _, _, vt = self._geometry(state)
+        for i in range(self.nc):
+            s = float(np.linalg.norm(vt[i]))
+            self.speed0[i] = s
+            if modes[i] == SLIDE and s > SLIP_TOL:
+                self.s0[i] = vt[i] / s
+                self.d[i] = -self.s0[i]
 
     # -- the trajectory -------------------------------------------------------------
 
@@ -705,6 +732,7 @@ class _Hybrid:
         while True:
             cs, rows = self._constraints(modes)
             seg = (modes, cs, rows)
+            self._slip_directions(state, modes)
             span = t1 - t
             w = min(span, WINDOW * self.dt)
             if span <= 1e-12 * max(1.0, abs(t1)):
@@ -741,6 +769,17 @@ class _Hybrid:
                                       f"instant (last: {KINDS[kind]} of "
                                       f"{self.cl.names[i]!r}): the contact modes chatter",
                                       t, "contacts", self._trajectory())
+            if kind == 3:
+                _, _, vt = self._geometry(state)
+                speed = float(np.linalg.norm(vt[i]))
+                if speed > max(SLIP_TOL, TURN_RTOL * self.speed0[i]):
+                    # the slip turned across its initial direction, still moving: no
+                    # event; the sample is taken again with the friction along the slip
+                    self.s0[i] = vt[i] / speed
+                    self.d[i] = -self.s0[i]
+                    self.pieces.pop()
+                    first = True
+                    continue
             before = list(modes)
             E0 = self._energy(state)
             new = list(modes)
@@ -756,8 +795,15 @@ class _Hybrid:
                 new[i] = SLIDE
             else:
                 new[i] = STICK
+            pre = state
             state, modes, imp, _ = self._settle(t, state, new, allow_impact=kind == 0)
+            if modes == before and imp is None:     # nothing changed: no event
+                state = pre
+                continue
             self._event(t, i, kind, imp, E0 - self._energy(state), before, modes)
+            for j in range(self.nc):                # contacts switched with it, at once
+                if j != i and modes[j] != before[j]:
+                    self._event(t, j, _transition(before[j], modes[j]), imp, 0.0, before, modes)
             # the post-switch state is the first sample of the next window
             first = True
             if progress is not None:
