@@ -16,7 +16,8 @@ from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
 from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
                       KinematicsResult)
-from .simulation import Inputs, SimulationError, State, Trajectory, project_state, simulate
+from .simulation import (ContactEvent, Inputs, SimulationError, State, Trajectory, project_state,
+                         simulate)
 from .workspace import Workspace
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
                       ConstraintSet, Contact1D, Contact3D, Contact6D,
@@ -41,7 +42,7 @@ __all__ = [
     "centroidal", "CentroidalResult", "centroidal_momentum_matrix",
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
-    "simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state",
+    "simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state", "ContactEvent",
     "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "constraint_jacobian",
     "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",
     "ConstrainedForwardDynamicsResult", "constrained_inverse_dynamics",

@@ -24,6 +24,7 @@ orders 0..4 about 0.6 s in total, forward 0..4 about 0.8 s (order 4 alone
 0.3 s. Higher orders and larger trees are in ``experiments/bench_casadi.py``.
 """
 
+import casadi as ca
 import numpy as np
 import pytest
 
@@ -120,21 +121,145 @@ def test_articulated_forward_map_on_the_aerial_manipulator_orders_0_to_2():
     _check(aerial_manipulator(), np.random.default_rng(407), 2, forward="articulated")
 
 
-def test_base_pose_jet_matches_integrated_pose():
+@pytest.mark.parametrize("kind", ["numeric", "SX", "MX"])
+def test_base_pose_jet_matches_integrated_pose(kind):
     """``C₀^(k)`` of SPEC §3 equals the time derivatives of the pose integrated
     on SE(3) from the twist polynomial: central differences of C₀^(k−1).
-    Step 1e-3: O(h²) truncation ≈ 1e-7 relative for O(1) jets, so 1e-5."""
+    Step 1e-3: O(h²) truncation ≈ 1e-7 relative for O(1) jets, so 1e-5. With
+    ``kind`` SX or MX, through a CasADi function of a symbolic pose and twist
+    jet, evaluated at the same numbers."""
     rng = np.random.default_rng(404)
     R, h = 3, 1e-3
     C0 = liedyn.se3.exp(rng.normal(size=6))
     Vc = rng.normal(size=(R + 3, 6)) * 0.5
     twist = lambda s: poly_jet(Vc, s, 1)[0]
-    jet = lambda s: base_pose_jet(integrate_pose(C0, twist, s), poly_jet(Vc, s, R + 1), R + 1)
+    pose_jet = lambda C, V: base_pose_jet(C, V, R + 1)
+    if kind != "numeric":
+        S = getattr(ca, kind)
+        C, V = S.sym("C", 4, 4), S.sym("V", R + 1, 6)
+        out = base_pose_jet(C, V, R + 1)
+        assert isinstance(out, S) and out.shape == (R + 1, 12)
+        f = ca.Function("pose_jet", [C, V], [out])
+        pose_jet = lambda C, V: np.array(f(C, V))
+    jet = lambda s: pose_jet(integrate_pose(C0, twist, s), poly_jet(Vc, s, R + 1))
     mid, plus, minus = jet(0.0), jet(h), jet(-h)
     for k in range(1, R + 1):
         fd = (plus[k - 1] - minus[k - 1]) / (2 * h)
         assert_close(fd, mid[k], rtol=0.0, atol=1e-5 * (1.0 + np.max(np.abs(mid[k]))),
                      what=f"C0^({k})")
+
+
+def _symbols(S, named):
+    """One CasADi symbol of type ``S`` per ``name: shape``."""
+    return {name: S.sym(name, *shape) for name, shape in named.items()}
+
+
+def _evaluate(symbols, outputs, values):
+    """The CasADi function of ``symbols`` (name → symbol) to ``outputs``,
+    evaluated at ``values`` (name → array); NumPy results."""
+    names = list(symbols)
+    f = ca.Function("f", [symbols[k] for k in names], list(outputs))
+    res = f(*[values[k] for k in names])
+    return [np.array(x, float).ravel() for x in (res if isinstance(res, tuple) else [res])]
+
+
+@pytest.mark.parametrize("kind", ["SX", "MX"])
+def test_symbolic_floating_base_inputs_build_the_parameters_and_the_derivatives(kind):
+    """Every argument of ``pack_inverse_params`` / ``pack_forward_params`` and
+    ``inverse_derivative`` / ``forward_derivative`` a CasADi symbol (floating
+    base, applied wrenches): ``p`` is a symbolic column that, evaluated at
+    numbers, is the ``p`` of the numeric path (1e-13: the same products), and
+    the derivatives, evaluated at numbers, equal ``inverse_dynamics`` and
+    ``forward_dynamics`` (tolerance of the module docstring). The symbolic
+    applied jet is (R+1, 6N), body-major."""
+    S, R = getattr(ca, kind), 2
+    rng = np.random.default_rng(409)
+    model = random_tree(rng, 5, floating_base=True, prismatic_fraction=0.5, damping=True)
+    n, N = model.n_joints, model.n_bodies
+    base = CasadiBaseline(model, applied=True)
+    C0, Vb, q = _jets(model, rng, R)
+    Wa = rng.normal(size=(R + 1, N, 6)) * 0.5
+    inv = liedyn.inverse_dynamics(model, C0, Vb, q, R, applied=Wa)
+    fwd = liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], R, tau=inv.tau,
+                                  base_wrench=inv.base_wrench, applied=Wa)
+    values = dict(C=C0, V=Vb, q=q, Wb=inv.base_wrench, tau=inv.tau, Wa=Wa.reshape(R + 1, 6 * N))
+
+    x = _symbols(S, dict(C=(4, 4), V=(R + 2, 6), q=(R + 3, n), Wa=(R + 1, 6 * N)))
+    p = base.pack_inverse_params(x["C"], x["V"], x["q"], R, x["Wa"])
+    assert isinstance(p, S) and p.shape == (base.inverse_layout(R).size, 1)
+    [p_num] = _evaluate(x, [p], values)
+    assert_close(p_num, base.pack_inverse_params(C0, Vb, q, R, Wa), rtol=0.0, atol=1e-13,
+                 what="symbolic inverse p")
+    W_r, tau_r = _evaluate(x, base.inverse_derivative(x["C"], x["V"], x["q"], R, x["Wa"]), values)
+    _close(W_r, inv.base_wrench[R], f"W0^({R}) from symbolic inputs")
+    _close(tau_r, inv.tau[R], f"tau^({R}) from symbolic inputs")
+
+    x = _symbols(S, dict(C=(4, 4), V=(R + 1, 6), q=(R + 2, n), Wb=(R + 1, 6), tau=(R + 1, n),
+                         Wa=(R + 1, 6 * N)))
+    args = (x["C"], x["V"], x["q"], x["Wb"], x["tau"], R, x["Wa"])
+    p = base.pack_forward_params(*args)
+    assert isinstance(p, S) and p.shape == (base.forward_layout(R).size, 1)
+    values.update(V=Vb[:R + 1], q=q[:R + 2])
+    [p_num] = _evaluate(x, [p], values)
+    assert_close(p_num, base.pack_forward_params(C0, Vb[:R + 1], q[:R + 2], inv.base_wrench,
+                                                 inv.tau, R, Wa),
+                 rtol=0.0, atol=1e-13, what="symbolic forward p")
+    dV, qdd = _evaluate(x, base.forward_derivative(*args), values)
+    _close(dV, fwd.base_twist[R + 1], f"V0^({R + 1}) from symbolic inputs")
+    _close(qdd, fwd.q[R + 2], f"q^({R + 2}) from symbolic inputs")
+
+
+def test_symbolic_and_numeric_arguments_mix():
+    """Numeric pose and twist jet with a symbolic joint jet (floating base),
+    and a fixed base with only ``tau`` symbolic: the derivatives, evaluated
+    at numbers, equal ``inverse_dynamics`` / ``forward_dynamics``."""
+    R = 1
+    rng = np.random.default_rng(410)
+    model = random_tree(rng, 4, floating_base=True)
+    C0, Vb, q = _jets(model, rng, R)
+    inv = liedyn.inverse_dynamics(model, C0, Vb, q, R)
+    x = _symbols(ca.SX, dict(q=(R + 3, model.n_joints)))
+    W_r, tau_r = _evaluate(x, CasadiBaseline(model).inverse_derivative(C0, Vb, x["q"], R),
+                           dict(q=q))
+    _close(W_r, inv.base_wrench[R], f"W0^({R}), symbolic q only")
+    _close(tau_r, inv.tau[R], f"tau^({R}), symbolic q only")
+
+    fixed = random_tree(rng, 4, floating_base=False, armature=True)
+    _, _, q = _jets(fixed, rng, R)
+    inv = liedyn.inverse_dynamics(fixed, None, None, q, R)
+    fwd = liedyn.forward_dynamics(fixed, None, None, q[:2], R, tau=inv.tau)
+    x = _symbols(ca.MX, dict(tau=(R + 1, fixed.n_joints)))
+    dV, qdd = _evaluate(x, CasadiBaseline(fixed).forward_derivative(None, None, q[:R + 2], None,
+                                                                    x["tau"], R),
+                        dict(tau=inv.tau))
+    assert np.array_equal(dV, np.zeros(6))
+    _close(qdd, fwd.q[R + 2], f"q^({R + 2}), symbolic tau only")
+
+
+def test_symbolic_inputs_that_do_not_fit_name_the_argument():
+    model = random_tree(np.random.default_rng(411), 3, floating_base=True)
+    n = model.n_joints
+    base = CasadiBaseline(model, applied=True)
+    C, V, q = ca.SX.sym("C", 4, 4), ca.SX.sym("V", 3, 6), ca.SX.sym("q", 4, n)
+    with pytest.raises(TypeError, match=r"^q: a casadi\.MX with a casadi\.SX \(base_pose\)"):
+        base.pack_inverse_params(C, V, ca.MX.sym("q", 4, n), 1)
+    with pytest.raises(ValueError, match=r"^q: expected a symbolic jet of shape \(4 or more, "):
+        base.pack_inverse_params(C, V, q[:3, :], 1)
+    with pytest.raises(ValueError, match=r"^base_twist:"):
+        base.pack_inverse_params(C, V[:, :5], q, 1)
+    with pytest.raises(ValueError, match=r"^base_pose:"):
+        base.pack_inverse_params(C[:3, :], V, q, 1)
+    with pytest.raises(ValueError, match=r"^applied:"):
+        base.pack_inverse_params(C, V, q, 1, ca.SX.sym("Wa", 2, 6))
+    with pytest.raises(ValueError, match=r"^tau: expected a symbolic jet of shape \(2, "):
+        base.pack_forward_params(C, V[:2, :], q[:3, :], np.zeros((2, 6)), ca.SX.sym("t", 3, n), 1)
+    with pytest.raises(ValueError, match=r"^base_wrench:"):
+        base.pack_forward_params(C, V[:2, :], q[:3, :], ca.SX.sym("W", 2, 3), np.zeros((2, n)), 1)
+    fixed = CasadiBaseline(random_tree(np.random.default_rng(412), 3, floating_base=False))
+    with pytest.raises(ValueError, match=r"^base_twist: a fixed base does not move"):
+        fixed.pack_inverse_params(None, V, q, 1)
+    with pytest.raises(TypeError, match=r"^base_twist:"):
+        base_pose_jet(C, ca.MX.sym("V", 2, 6), 3)
 
 
 def test_functions_are_built_once_per_order_and_timed():
@@ -144,6 +269,38 @@ def test_functions_are_built_once_per_order_and_timed():
     assert base.build_seconds[("inverse", 1)] > 0.0
     assert f.size1_in(1) == base.inverse_layout(1).size
     assert f.size1_out(0) == 6 + base.model.n_joints
+
+
+def test_layouts_are_tuples_of_name_rows_width_and_locate_the_blocks_of_p():
+    """The layouts are the tuples their docstrings promise, with ``size`` the
+    length of ``p`` the function takes and ``slice`` the place of a block in
+    the ``p`` that ``pack_*_params`` writes (row-major, row k = k-th
+    coefficient)."""
+    model = aerial_manipulator()
+    n = model.n_joints
+    base = CasadiBaseline(model)
+    inv = base.inverse_layout(1)
+    assert isinstance(inv, tuple)
+    assert tuple(inv) == (("pose", 2, 12), ("twist", 3, 6), ("q", 4, n))
+    assert [b.name for b in inv] == ["pose", "twist", "q"] and inv[2].width == n
+    assert inv.size == 24 + 18 + 4 * n == base.inverse(1).size1_in(1)
+    assert repr(inv) == (f"ParameterLayout([('pose', 2, 12), ('twist', 3, 6), ('q', 4, {n})], "
+                         f"size={inv.size})")
+    rng = np.random.default_rng(408)
+    C0, Vb, q = _jets(model, rng, 1)
+    p = base.pack_inverse_params(C0, Vb, q, 1)
+    assert p.shape == (inv.size,)
+    assert np.array_equal(p[inv.slice("q")], q.ravel())
+    assert np.array_equal(p[inv.slice("twist")], Vb.ravel())
+    assert np.array_equal(p[inv.slice("pose")][:12], C0[:3].ravel())
+    with pytest.raises(ValueError, match=r"^name:"):
+        inv.slice("tau")
+    assert tuple(base.forward_layout(2)) == (("pose", 3, 12), ("twist", 3, 6), ("q", 4, n),
+                                             ("wrench", 3, 6), ("tau", 3, n))
+    fixed = CasadiBaseline(random_tree(rng, 4, floating_base=False), applied=True)
+    assert tuple(fixed.forward_layout(1)) == (("pose", 1, 12), ("q", 3, 3), ("tau", 2, 3),
+                                              ("applied", 2, 24))
+    assert fixed.forward_layout(1).size == fixed.forward(1).size1_in(1) == 12 + 9 + 6 + 48
 
 
 def test_bad_inputs_name_the_argument():

@@ -12,10 +12,26 @@ here from the model's body-frame data (origins, joint axes and points, mass,
 centre of mass, rotational inertia) and not from liedyn's kernels, with every
 time derivative taken by automatic differentiation.
 
+**Valid at** ``t = 0`` **only.** The functions return ``d^r/dt^r`` at ``t`` of
+the maps along the polynomial trajectory that ``p`` holds; that is the
+``r``-th time derivative of the dynamics at ``t = 0`` and nothing meaningful
+at any other ``t`` (the polynomial pose is not a rigid transform there).
+Always evaluate them at ``t = 0``, with ``p`` from :meth:`CasadiBaseline.pack_inverse_params`
+or :meth:`CasadiBaseline.pack_forward_params`, which also take CasADi SX/MX
+arguments.
+
+This module is the benchmark baseline and a test oracle. For optimisation,
+state derivatives or C code use :mod:`liedyn.symbolic` (SPEC §15):
+:func:`liedyn.symbolic.inverse_dynamics_function`,
+:func:`liedyn.symbolic.forward_dynamics_function` and
+:func:`liedyn.symbolic.hybrid_dynamics_function` give the jets of every order
+as functions of the state with named inputs, with a graph that grows as
+``O(N r²)`` instead of geometrically in ``r``.
+
 Glossary
 --------
 ==============  =============  ================================================
-``t``           SX scalar      time
+``t``           SX scalar      time (evaluate at ``t = 0`` only, see above)
 ``p``           SX (P,)        Taylor coefficients of the trajectory (layouts below)
 ``C₀(t)``       3×4            base pose polynomial ``Σ_k C₀^(k) t^k/k!`` (SPEC §3)
 ``V₀(t)``       (6,)           base twist polynomial ``Σ_k V₀^(k) t^k/k!``
@@ -65,14 +81,17 @@ benchmark of SPEC §9 measures.
 Usage::
 
     base = CasadiBaseline(model)
-    W0_r, tau_r = base.inverse_derivative(C0, base_twist, q, r)   # = inverse_dynamics(...).{base_wrench,tau}[r]
-    f = base.inverse(r)                                           # casadi.Function (t, p) → d^r y_ID/dt^r
+    # = inverse_dynamics(...).base_wrench[r], .tau[r]
+    W0_r, tau_r = base.inverse_derivative(C0, base_twist, q, r)
+    f = base.inverse(r)              # casadi.Function (t, p) → d^r y_ID/dt^r
     p = base.pack_inverse_params(C0, base_twist, q, r)
-    y = f(0.0, p)
+    y = f(0.0, p)                    # at t = 0 only
+    base.inverse_layout(r)           # the blocks of p: (("pose", r+1, 12), ("twist", r+2, 6), ...)
 
 """
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -82,12 +101,61 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("liedyn.baselines needs CasADi: pip install 'liedyn[casadi]'") from exc
 
 from .. import se3
-from .._checks import check_applied_slow, check_jet, check_motion_slow, check_order
+from .._checks import (check_applied_slow, check_jet, check_motion_jet, check_motion_slow,
+                       check_order, check_pose)
 from ..model import JOINT_REVOLUTE, check_model
 from ..workspace import binomials
 
 SOLVERS = ("ldl", "qr")
 FORWARD = ("mass_matrix", "articulated")
+
+
+# ------------------------------------------------------- symbolic inputs --
+
+def _is_symbolic(x):
+    return isinstance(x, (ca.SX, ca.MX))
+
+
+def _symbolic_kind(named):
+    """``casadi.SX`` or ``casadi.MX``, the type of the symbolic values of
+    ``named`` (name → value), or ``None`` when every value is numeric."""
+    kind = first = None
+    for name, x in named.items():
+        if _is_symbolic(x):
+            if kind is None:
+                kind, first = type(x), name
+            elif type(x) is not kind:
+                raise TypeError(f"{name}: a casadi.{type(x).__name__} with a casadi."
+                                f"{kind.__name__} ({first}); pass one kind of symbol")
+    return kind
+
+
+def _casadi(x):
+    """``x`` as a CasADi matrix (numbers as ``DM``)."""
+    return x if _is_symbolic(x) else ca.DM(np.asarray(x, float))
+
+
+def _symbolic_jet(x, name, rows, cols, prefix, note=""):
+    """A symbolic jet of ``rows`` rows (or more, read as a prefix, when
+    ``prefix``) and ``cols`` columns; its first ``rows`` rows."""
+    n_rows, n_cols = x.shape
+    if n_cols != cols or (n_rows < rows if prefix else n_rows != rows):
+        more = " or more" if prefix else ""
+        raise ValueError(f"{name}: expected a symbolic jet of shape ({rows}{more}, {cols}) "
+                         f"(row k = k-th time derivative{note}), got {x.shape}")
+    return x[:rows, :]
+
+
+def _motion_arg(x, name, rows, cols):
+    if _is_symbolic(x):
+        return _symbolic_jet(x, name, rows, cols, prefix=True)
+    return check_motion_jet(x, name, rows, cols)
+
+
+def _force_arg(x, name, rows, cols):
+    if _is_symbolic(x):
+        return _symbolic_jet(x, name, rows, cols, prefix=False)
+    return check_jet(x, name, (rows, cols))
 
 
 # ------------------------------------------------------- symbolic dynamics --
@@ -242,27 +310,64 @@ def _articulated(model, R0, x0, V0, W0, q, qd, tau, applied=None):
 
 # ------------------------------------------------------------ trajectories --
 
-class _Layout:
-    """Named blocks of Taylor coefficients packed into one parameter vector."""
+class Block(NamedTuple):
+    """One block of a parameter vector: ``rows`` Taylor coefficients (row ``k``
+    the ``k``-th) of ``width`` entries each, stored row-major."""
 
-    def __init__(self, blocks):
-        self.blocks = [(name, rows, width) for name, rows, width in blocks]
-        self.size = sum(rows * width for _, rows, width in self.blocks)
+    name: str
+    rows: int
+    width: int
 
-    def pack(self, **arrays):
-        out = []
-        for name, rows, width in self.blocks:
-            a = np.asarray(arrays[name], float).reshape(rows, width)
-            out.append(a.ravel())
+
+class ParameterLayout(tuple):
+    """The blocks of the parameter vector ``p`` of one map, in their order in ``p``.
+
+    A tuple of :class:`Block` named tuples ``(name, rows, width)`` (so
+    ``tuple(layout) == (("pose", 2, 12), ("twist", 3, 6), ...)``), with the
+    length of ``p`` as ``size`` and the place of a block in ``p`` from
+    :meth:`slice`.
+    """
+
+    def __new__(cls, blocks):
+        return super().__new__(cls, (Block(str(name), int(rows), int(width))
+                                     for name, rows, width in blocks))
+
+    @property
+    def size(self):
+        """Length of ``p``: ``Σ rows · width``."""
+        return sum(b.rows * b.width for b in self)
+
+    def slice(self, name):
+        """``p[layout.slice(name)]`` is block ``name``, row-major."""
+        start = 0
+        for b in self:
+            if b.name == name:
+                return slice(start, start + b.rows * b.width)
+            start += b.rows * b.width
+        raise ValueError(f"name: expected one of {[b.name for b in self]}, got {name!r}")
+
+    def __repr__(self):
+        blocks = ", ".join(repr(tuple(b)) for b in self)
+        return f"ParameterLayout([{blocks}], size={self.size})"
+
+
+def _pack(layout, **arrays):
+    """``p`` from one ``(rows, width)`` array per block: a NumPy ``(size,)``
+    vector, or a CasADi column of the symbols' type when any block is SX/MX."""
+    kind = _symbolic_kind(arrays)
+    if kind is None:
+        out = [np.asarray(arrays[b.name], float).reshape(b.rows * b.width) for b in layout]
         return np.concatenate(out) if out else np.zeros(0)
+    return ca.vertcat(kind(0, 1), *[ca.vec(_casadi(arrays[b.name]).T) for b in layout])
 
-    def unpack(self, p):
-        """Per block, the list of coefficient columns (SX ``(width, 1)``)."""
-        out, k = {}, 0
-        for name, rows, width in self.blocks:
-            out[name] = [p[k + a * width:k + (a + 1) * width] for a in range(rows)]
-            k += rows * width
-        return out
+
+def _unpack(layout, p):
+    """Per block name, the list of coefficient columns of ``p`` (SX ``(width, 1)``)."""
+    out = {}
+    for b in layout:
+        k = layout.slice(b.name).start
+        out[b.name] = [p[k + a * b.width:k + (a + 1) * b.width] for a in range(b.rows)]
+    return out
 
 
 def _taylor(coeffs, t):
@@ -281,27 +386,75 @@ def _pose(coeffs, t):
 
 
 def base_pose_jet(base_pose, base_twist, rows):
-    """``C₀^(0..rows−1)`` (top 3×4 blocks) from the pose and the twist jet:
-    ``C₀^(k) = Σ_{a<k} C(k−1, a) [V₀^(a)] C₀^(k−1−a)`` (SPEC §3)."""
+    """``C₀^(0..rows−1)`` from the pose and the twist jet,
+    ``C₀^(k) = Σ_{a<k} C(k−1, a) [V₀^(a)] C₀^(k−1−a)`` (SPEC §3).
+
+    ``base_pose`` ``(4, 4)``, ``base_twist`` ``(rows−1, 6)`` or more rows
+    (row ``a`` is ``V₀^(a)``). Returns ``(rows, 12)``: row ``k`` the top 3×4
+    block of ``C₀^(k)``, row-major; a NumPy array, or, when either argument is
+    a CasADi ``SX``/``MX``, a CasADi matrix of that type (a symbolic pose is
+    used as given, with last row ``(0, 0, 0, 1)``).
+    """
+    kind = _symbolic_kind({"base_pose": base_pose, "base_twist": base_twist})
     binom = binomials(max(rows, 1))
-    C = np.zeros((rows, 4, 4))
-    C[0] = base_pose
+    C = [ca.vertcat(_casadi(base_pose)[:3, :], ca.DM([[0.0, 0.0, 0.0, 1.0]]))]
+    Vb = _casadi(base_twist) if rows > 1 else None
     for k in range(1, rows):
+        acc = 0
         for a in range(k):
-            C[k] += binom[k - 1, a] * se3.hat(base_twist[a]) @ C[k - 1 - a]   # SPEC §3
-    return C[:, :3, :].reshape(rows, 12)
+            acc = acc + binom[k - 1, a] * ca.mtimes(_hat(Vb[a, :]), C[k - 1 - a])   # SPEC §3
+        C.append(acc)
+    out = ca.vertcat(*[ca.vec(Ck[:3, :].T).T for Ck in C])
+    return kind(out) if kind is not None else np.array(out, float).reshape(rows, 12)
+
+
+def _hat(V):
+    """``[V]`` (4×4) of a twist ``(ω, v)``."""
+    w0, w1, w2, v0, v1, v2 = (V[i] for i in range(6))
+    return ca.vertcat(ca.horzcat(0, -w2, w1, v0), ca.horzcat(w2, 0, -w0, v1),
+                      ca.horzcat(-w1, w0, 0, v2), ca.DM.zeros(1, 4))
 
 
 def _state(model, base_pose, base_twist, q, twist_rows, q_rows):
-    """Checked ``(C₀, V₀ jet, q jet)``; a fixed base's twist jet is zero."""
-    C0, Vb, qj = check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows)
-    return C0, (Vb if model.floating_base else np.zeros((twist_rows, 6))), qj
+    """Checked ``(C₀, V₀ jet, q jet)``; a fixed base's twist jet is zero.
+    Symbolic (SX/MX) arguments are checked for shape only and returned cut to
+    the rows read; numeric ones are checked as by the numeric API."""
+    n = model.n_joints
+    if _symbolic_kind({"base_pose": base_pose, "base_twist": base_twist, "q": q}) is None:
+        C0, Vb, qj = check_motion_slow(model, base_pose, base_twist, q, twist_rows, q_rows)
+        return C0, (Vb if model.floating_base else np.zeros((twist_rows, 6))), qj
+    if base_pose is None:
+        C0 = model.home_pose
+    elif _is_symbolic(base_pose):
+        if base_pose.shape != (4, 4):
+            raise ValueError(f"base_pose: expected a symbolic 4×4 pose, "
+                             f"got shape {base_pose.shape}")
+        C0 = base_pose
+    else:
+        C0 = check_pose(base_pose, "base_pose")
+    if model.floating_base:
+        if base_twist is None:
+            raise ValueError(f"base_twist: a floating base needs its twist jet, "
+                             f"shape ({twist_rows}, 6)")
+        Vb = _motion_arg(base_twist, "base_twist", twist_rows, 6)
+    else:
+        if base_twist is not None and (_is_symbolic(base_twist) or np.any(
+                check_motion_jet(base_twist, "base_twist", twist_rows, 6))):
+            raise ValueError("base_twist: a fixed base does not move; pass None")
+        Vb = np.zeros((twist_rows, 6))
+    return C0, Vb, _motion_arg(q, "q", q_rows, n)
 
 
 # ------------------------------------------------------------- the baseline --
 
 class CasadiBaseline:
     """Symbolic AD baseline for one model; functions are built once per order.
+
+    Its functions give the ``r``-th time derivative of the dynamics at
+    ``t = 0`` only: evaluate them at ``t = 0`` (module docstring). It is the
+    benchmark baseline and a test oracle; for optimisation use
+    :mod:`liedyn.symbolic` (:func:`liedyn.symbolic.inverse_dynamics_function`,
+    :func:`liedyn.symbolic.forward_dynamics_function`).
 
     Parameters
     ----------
@@ -353,17 +506,20 @@ class CasadiBaseline:
     def _layout(self, r, blocks):
         if self.with_applied:
             blocks.append(("applied", r + 1, 6 * self.model.n_bodies))
-        return _Layout(blocks)
+        return ParameterLayout(blocks)
 
     def inverse_layout(self, order):
-        """Parameter blocks ``(name, rows, width)`` of :meth:`inverse`."""
+        """The parameter blocks of :meth:`inverse` at order ``order``: a
+        :class:`ParameterLayout`, the tuple of ``(name, rows, width)`` tuples
+        (:class:`Block`) in their order in ``p``, with ``size`` the length of ``p``."""
         r, n = check_order(order), self.model.n_joints
         if self.model.floating_base:
             return self._layout(r, [("pose", r + 1, 12), ("twist", r + 2, 6), ("q", r + 3, n)])
         return self._layout(r, [("pose", 1, 12), ("q", r + 3, n)])
 
     def forward_layout(self, order):
-        """Parameter blocks ``(name, rows, width)`` of :meth:`forward`."""
+        """The parameter blocks of :meth:`forward` at order ``order``, as
+        :meth:`inverse_layout`."""
         r, n = check_order(order), self.model.n_joints
         if self.model.floating_base:
             return self._layout(r, [("pose", r + 1, 12), ("twist", r + 1, 6), ("q", r + 2, n),
@@ -438,7 +594,7 @@ class CasadiBaseline:
             layout = self.inverse_layout(r) if kind == "inverse" else self.forward_layout(r)
             t = ca.SX.sym("t")
             p = ca.SX.sym("p", layout.size)
-            blk = layout.unpack(p)
+            blk = _unpack(layout, p)
             dy = self._inverse_map(t, blk) if kind == "inverse" else self._forward_map(t, blk)
             for _ in range(r):
                 dy = ca.jtimes(dy, t, ca.SX(1.0))                      # SPEC §9: d/dt by AD
@@ -449,12 +605,14 @@ class CasadiBaseline:
 
     def inverse(self, order):
         """``casadi.Function`` ``(t, p) → d^r y_ID/dt^r``, ``r = order``;
-        ``p`` laid out as :meth:`inverse_layout`. Built on first use, cached."""
+        ``p`` laid out as :meth:`inverse_layout`. Built on first use, cached.
+        Valid at ``t = 0`` only, where it is ``(W₀^(r), τ^(r))``."""
         return self._build("inverse", order)
 
     def forward(self, order):
         """``casadi.Function`` ``(t, p) → d^r y_FD/dt^r``; ``p`` as
-        :meth:`forward_layout`. Built on first use, cached."""
+        :meth:`forward_layout`. Built on first use, cached. Valid at ``t = 0``
+        only, where it is ``(V₀^(r+1), q^(r+2))``."""
         return self._build("forward", order)
 
     # -- numeric front end --------------------------------------------------------
@@ -466,6 +624,9 @@ class CasadiBaseline:
                                  "build it with CasadiBaseline(model, applied=True)")
             return {}
         N = self.model.n_bodies
+        if _is_symbolic(applied):
+            return {"applied": _symbolic_jet(applied, "applied", r + 1, 6 * N, prefix=False,
+                                             note="; columns 6j..6j+5 body j")}
         Wa = np.zeros((r + 1, N, 6)) if applied is None else \
             check_applied_slow(self.model, applied, r + 1)
         return {"applied": Wa.reshape(r + 1, 6 * N)}
@@ -474,13 +635,23 @@ class CasadiBaseline:
         """``p`` for :meth:`inverse` from the jets :func:`liedyn.inverse_dynamics`
         takes: ``base_twist`` ``(order+2, 6)`` (``None`` for a fixed base),
         ``q`` ``(order+3, n)``, ``applied`` ``(order+1, N, 6)`` (only with
-        ``applied=True`` at construction; ``None`` there means zero)."""
+        ``applied=True`` at construction; ``None`` there means zero).
+
+        Returns ``p``, a NumPy vector of length ``inverse_layout(order).size``.
+        Any argument may instead be a CasADi ``SX`` or ``MX`` (one kind per
+        call); ``p`` is then a CasADi column of that type, for use inside a
+        CasADi graph. Symbolic arguments are checked for shape only: a
+        symbolic ``base_pose`` is used as given (last row ``(0, 0, 0, 1)``)
+        and a symbolic ``applied`` is ``(order+1, 6N)``, columns ``6j..6j+5``
+        body ``j``. For optimisation prefer :mod:`liedyn.symbolic`
+        (:func:`liedyn.symbolic.inverse_dynamics_function`): its graph grows as
+        ``r²``, not geometrically."""
         r = check_order(order)
         C0, Vb, qj = _state(self.model, base_pose, base_twist, q, r + 2, r + 3)
         layout, Wa = self.inverse_layout(r), self._applied_jet(applied, r)
         if self.model.floating_base:
-            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj, **Wa)
-        return layout.pack(pose=C0[:3].ravel(), q=qj, **Wa)
+            return _pack(layout, pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj, **Wa)
+        return _pack(layout, pose=base_pose_jet(C0, Vb, 1), q=qj, **Wa)
 
     def pack_forward_params(self, base_pose, base_twist, q, base_wrench, tau, order,
                             applied=None):
@@ -490,34 +661,34 @@ class CasadiBaseline:
         ``(order+2, n)`` holds ``q^(0..order+1)``: the motion the forces
         produce, up to the orders the r-th derivative of ``y_FD`` depends on.
         ``base_wrench`` ``(order+1, 6)`` (``None`` for a fixed base) and
-        ``tau`` ``(order+1, n)`` are the force jets; ``applied`` as in
-        :meth:`pack_inverse_params`.
+        ``tau`` ``(order+1, n)`` are the force jets; ``applied`` and symbolic
+        arguments (CasADi ``SX``/``MX``) as in :meth:`pack_inverse_params`.
         """
         r = check_order(order)
         model = self.model
         C0, Vb, qj = _state(model, base_pose, base_twist, q, r + 1, r + 2)
-        tj = check_jet(tau, "tau", (r + 1, model.n_joints))
+        tj = _force_arg(tau, "tau", r + 1, model.n_joints)
         layout, Wa = self.forward_layout(r), self._applied_jet(applied, r)
         if model.floating_base:
             if base_wrench is None:
                 raise ValueError(f"base_wrench: a floating base needs its wrench jet, shape ({r + 1}, 6)")
-            Wj = check_jet(base_wrench, "base_wrench", (r + 1, 6))
-            return layout.pack(pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj,
-                               wrench=Wj, tau=tj, **Wa)
+            Wj = _force_arg(base_wrench, "base_wrench", r + 1, 6)
+            return _pack(layout, pose=base_pose_jet(C0, Vb, r + 1), twist=Vb, q=qj,
+                         wrench=Wj, tau=tj, **Wa)
         if base_wrench is not None:
             raise ValueError("base_wrench: a fixed base's wrench is the reaction; pass None")
-        return layout.pack(pose=C0[:3].ravel(), q=qj, tau=tj, **Wa)
+        return _pack(layout, pose=base_pose_jet(C0, Vb, 1), q=qj, tau=tj, **Wa)
 
     def inverse_derivative(self, base_pose, base_twist, q, order, applied=None):
         """``d^r y_ID/dt^r (0)`` for the polynomial trajectory of the jets.
 
         Arguments as :func:`liedyn.inverse_dynamics`. Returns ``(W₀^(r), τ^(r))``
         of shapes ``(6,)`` and ``(n,)``, to compare with row ``r`` of its
-        ``base_wrench`` and ``tau``.
+        ``base_wrench`` and ``tau`` (CasADi columns when an argument is
+        symbolic, see :meth:`pack_inverse_params`).
         """
         p = self.pack_inverse_params(base_pose, base_twist, q, order, applied)
-        y = np.asarray(self.inverse(order)(0.0, p), float).ravel()
-        return y[:6], y[6:]
+        return _split(self.inverse(order)(0.0, p), p)
 
     def forward_derivative(self, base_pose, base_twist, q, base_wrench, tau, order,
                            applied=None):
@@ -525,5 +696,11 @@ class CasadiBaseline:
         ``(n,)`` (zero base part for a fixed base). Arguments as
         :meth:`pack_forward_params`."""
         p = self.pack_forward_params(base_pose, base_twist, q, base_wrench, tau, order, applied)
-        y = np.asarray(self.forward(order)(0.0, p), float).ravel()
-        return y[:6], y[6:]
+        return _split(self.forward(order)(0.0, p), p)
+
+
+def _split(y, p):
+    """``(y[:6], y[6:])``: NumPy vectors, or CasADi columns when ``p`` is symbolic."""
+    if not _is_symbolic(p):
+        y = np.asarray(y, float).ravel()
+    return y[:6], y[6:]

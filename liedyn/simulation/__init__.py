@@ -8,11 +8,14 @@
 ``run``            the step loop and :func:`simulate`
 ``constraints``    held contacts and loops: the constrained stage, the
                    drift control, :func:`project_state`
+``events``         unilateral contacts that open, close, stick and slide:
+                   events located on the step, the switches
 =================  ===================================================
 """
 
 from .constraints import project_state
+from .events import ContactEvent
 from .run import simulate
 from .state import Inputs, SimulationError, State, Trajectory
 
-__all__ = ["simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state"]
+__all__ = ["simulate", "ContactEvent", "State", "Inputs", "Trajectory", "SimulationError", "project_state"]

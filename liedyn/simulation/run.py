@@ -588,7 +588,8 @@ class _Run:
 def simulate(model, state0, duration, *, dt, controller=None, control_rate=None, plant=None,
              adaptive=False, rtol=1e-9, atol=1e-12, min_step=None, max_step=None,
              reference="world", progress=False, t0=0.0, divergence=1e10, constraints=None,
-             stabilization="projection"):
+             stabilization="projection", contacts=None, restitution=0.0, friction=None,
+             events="switch", event_tol=1e-10, rest_velocity=1e-3):
     """Integrate the equations of motion from ``state0`` for ``duration`` seconds.
 
     The base pose is advanced on SE(3) by the Runge–Kutta–Munthe-Kaas method of
@@ -663,13 +664,39 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         constant of at least 100 steps and 0.1 s). ``(alpha, beta)``:
         Baumgarte with those rates (1/s).
         ``None``: only ``(J ν)˙ = 0``; the residuals drift.
+    contacts : sequence of PointContact, optional, keyword
+        Unilateral contacts that open, close, stick and slide, with their
+        events (SPEC §10.2, :mod:`liedyn.simulation.events`): touch-down (a
+        gap reaches 0; the impact law of :func:`liedyn.impact` is applied),
+        lift-off (a normal force reaches 0), slip (a cone margin reaches 0)
+        and stick (a slip velocity reaches 0), each located on the step to
+        ``event_tol``. Not with ``constraints``, ``control_rate`` or
+        ``reference="base"``.
+    restitution : float or (nc,), keyword
+        Newton's coefficient ``e ∈ [0, 1]`` of each contact (0: inelastic).
+    friction : float or (nc,) or None, keyword
+        Coulomb coefficients ``μ ≥ 0`` (point contacts only): a closed
+        contact sticks while its force is inside the cone and slides with
+        the force ``μ λ_n`` opposing the slip otherwise; ``None``:
+        frictionless.
+    events : {"switch", "stop"}, keyword
+        At an event switch the contact modes and go on, or return the
+        trajectory ending at the event.
+    event_tol : float > 0, keyword
+        Event times are located to this (s).
+    rest_velocity : float ≥ 0, keyword
+        A rebound slower than this (m/s) closes the contact inelastically,
+        so that a bouncing body comes to rest after finitely many bounces.
 
     Returns
     -------
     Trajectory
         One sample per accepted step, with the inputs and accelerations of
         the stage evaluated at it; with ``constraints`` also the forces
-        ``λ`` and the residuals ``J ν`` and ``φ`` at each sample.
+        ``λ`` and the residuals ``J ν`` and ``φ`` at each sample; with
+        ``contacts`` the events (``traj.events``, :class:`ContactEvent`),
+        each contact's force, mode and gap at every sample, and at every
+        switch two samples at the event time (before and after it).
 
     Raises
     ------
@@ -706,6 +733,17 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     and a note saying so: an interrupted run is not returned as if it had
     finished.
     """
+    kw = dict(dt=dt, controller=controller, control_rate=control_rate, plant=plant,
+              adaptive=adaptive, rtol=rtol, atol=atol, min_step=min_step, max_step=max_step,
+              reference=reference, t0=t0, divergence=divergence, stabilization=stabilization)
+    if contacts is not None:
+        return _with_contacts(model, state0, duration, contacts, restitution, friction, events,
+                              event_tol, rest_velocity, constraints, progress, kw)
+    for name, value, default in (("restitution", restitution, 0.0), ("friction", friction, None),
+                                 ("events", events, "switch"), ("event_tol", event_tol, 1e-10),
+                                 ("rest_velocity", rest_velocity, 1e-3)):
+        if value is not default and not (np.ndim(value) == 0 and value == default):
+            raise ValueError(f"{name}: only a run with contacts= has contact events")
     run = _Run(model, state0, duration, dt=dt, controller=controller,
                control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
                min_step=min_step, max_step=max_step, reference=reference, progress=progress,
@@ -714,3 +752,38 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     if run.held is not None:
         run.held.check_initial()
     return run.run()
+
+
+def _with_contacts(model, state0, duration, contacts, restitution, friction, events, event_tol,
+                   rest_velocity, constraints, progress, kw):
+    """:func:`simulate` with unilateral contacts (:mod:`.events`)."""
+    from .events import _Hybrid
+    check_model(model)
+    if constraints is not None:
+        raise ValueError("constraints: a run with contacts= holds its closed contacts itself; "
+                         "constraints held together with them are not supported")
+    if not (isinstance(kw["stabilization"], str) and kw["stabilization"] == "projection"):
+        raise ValueError("stabilization: a run with contacts= projects onto its closed "
+                         "contacts ('projection')")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
+    hybrid = _Hybrid(simulate, model, state0, duration, contacts, restitution, friction, events,
+                     event_tol, rest_velocity, kw)
+    bar = _Progress(hybrid.t0, hybrid.t0 + hybrid.duration) if progress else None
+    try:
+        return hybrid.run(bar)
+    except SimulationError:
+        raise
+    except BaseException as err:        # KeyboardInterrupt, or raised by a callback
+        traj = hybrid._trajectory()
+        try:
+            err.trajectory = traj
+        except AttributeError:
+            pass
+        t = traj.time[-1] if len(traj) else hybrid.t0
+        err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
+                     f"that sample is in the exception's .trajectory")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()

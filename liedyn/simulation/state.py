@@ -181,6 +181,18 @@ class Trajectory:
         ``J ν`` and ``φ`` (:func:`liedyn.constraint_error`) at each sample.
     projections : (int, int)
         Position and velocity corrections made by ``stabilization="projection"``.
+    events : tuple of ContactEvent
+        With ``contacts``: the events in time order (SPEC §10.2); else empty.
+    contact_names : tuple of str or None
+        With ``contacts``: the contacts' names.
+    contact_force : (T, nc, 3) or None
+        With ``contacts``: the world force on each contact at its touching
+        point (zero while open; sliding: the normal and the friction force).
+    contact_mode : (T, nc) int8 or None
+        With ``contacts``: 0 open, 1 closed (frictionless), 2 sticking,
+        3 sliding.
+    gap : (T, nc) or None
+        With ``contacts``: the signed gaps ``φ``.
 
     With constraints the accelerations are those of
     :func:`liedyn.constrained_forward_dynamics`; the batch functions above
@@ -191,11 +203,16 @@ class Trajectory:
     __slots__ = ("time", "base_pose", "base_twist", "q", "extra", "tau", "base_wrench",
                  "applied", "controls", "base_acceleration", "joint_acceleration", "reference",
                  "steps", "rejected", "evaluations", "constraints", "force", "velocity_residual",
-                 "position_residual", "projections")
+                 "position_residual", "projections", "events", "contact_names",
+                 "contact_force", "contact_mode", "gap")
     __setattr__ = _frozen_setattr
+    _OPTIONAL = ("events", "contact_names", "contact_force", "contact_mode", "gap")
 
     def __init__(self, **fields):
-        _freeze(self, **{k: fields[k] for k in self.__slots__})
+        fields = {k: fields.get(k) if k in self._OPTIONAL else fields[k] for k in self.__slots__}
+        if fields["events"] is None:
+            fields["events"] = ()
+        _freeze(self, **fields)
 
     def __len__(self):
         return self.time.shape[0]

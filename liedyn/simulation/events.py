@@ -1,0 +1,706 @@
+"""Contact events in a simulation (SPEC §10.2): unilateral point contacts
+that open, close, stick and slide, the events located on the step, and the
+hybrid trajectory.
+
+Each contact is in one of four modes:
+
+==========  =====  ======================================================
+``OPEN``    0      apart: no force; watched: the gap ``φ`` (touch-down)
+``CLOSED``  1      frictionless, held along its normal (``Contact1D``);
+                   watched: ``λ_n`` (lift-off)
+``STICK``   2      friction, held as a point (``Contact3D``); watched:
+                   ``λ_n`` (lift-off) and the cone margin
+                   ``μ λ_n − ‖λ_t‖`` (slip)
+``SLIDE``   3      friction, held along its normal, the Coulomb force
+                   ``μ λ_n d`` applied (``d`` opposes the slip velocity);
+                   watched: ``λ_n`` (lift-off) and the slip velocity
+                   along its initial direction (stick)
+==========  =====  ======================================================
+
+Between events the closed contacts are held by the constrained dynamics
+(SPEC §10.1, projection). The run advances in windows of ``WINDOW`` steps;
+the watched functions are evaluated at every sample, and where one of them
+goes from positive to ``≤ 0`` between samples ``k − 1`` and ``k`` its zero
+is located by Brent's method on the step's continuous extension, the
+Runge–Kutta step of length ``s ∈ (0, h]`` from sample ``k − 1`` (the
+method's own order, so the event state is as accurate as a sample), to
+``event_tol`` in time. The earliest zero is the event; the window's later
+samples are discarded. The event state is recorded, then the switch:
+
+touch-down
+    the impact law of :func:`liedyn.impact` on every closed contact
+    (restitution ``e``, a rebound slower than ``rest_velocity`` taken as
+    inelastic so that bounces end), then, for contacts with friction that
+    stay closed, the inelastic impulse that stops their tangential motion
+    if it lies in their friction cones (else they slide);
+lift-off
+    the contact opens;
+slip
+    the contact slides, the friction force keeping the direction of the
+    tangential force it had;
+stick
+    the contact sticks (if its cone holds the force it then needs).
+
+After every switch (and at the start) the modes are settled: the closed
+contacts moving apart open, the frictionless acceleration LCP
+(:func:`liedyn.unilateral_forward_dynamics`) chooses which of the others
+push, and a contact with friction that cannot stick slides. The post-switch
+state is recorded as a second sample at the same time. The sliding
+friction force depends on ``λ_n``, which depends linearly on it: ``λ_n``
+solves ``(I − B μ) λ_n = λ_n⁰`` with ``B`` the responses of ``λ_n`` to unit
+friction forces (one constrained solve each), exact by linearity.
+
+Only point contacts (``radius = 0``) take friction: a sphere with friction
+rolls, which is not modelled. A grazing contact whose gap dips below zero
+and recovers within one step is not seen (a shorter ``dt`` sees it).
+"""
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .._checks import as_array, check_scalar, counted
+from ..closed_form import mass_matrix
+from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
+from ..contact.forward import constrained_forward_dynamics
+from ..contact.gaps import _real, check_contacts
+from ..contact.impact import impact, impulse_dynamics, restitution_arg
+from ..contact.unilateral import unilateral_forward_dynamics
+from ..results import _freeze, _frozen_setattr
+from .state import Inputs, SimulationError, State, Trajectory
+
+__all__ = ["ContactEvent", "OPEN", "CLOSED", "STICK", "SLIDE"]
+
+OPEN, CLOSED, STICK, SLIDE = 0, 1, 2, 3
+MODE_NAMES = ("open", "closed", "sticking", "sliding")
+KINDS = ("touch-down", "lift-off", "slip", "stick")
+
+WINDOW = 64               # steps per simulate call between event checks
+GAP_TOL = 1e-6            # m: a contact with |φ| ≤ GAP_TOL is touching
+VELOCITY_TOL = 1e-6       # m/s: touching and |φ̇| ≤ VELOCITY_TOL is at rest along the normal
+SLIP_TOL = 1e-6           # m/s: a tangential speed at most this is not slipping
+FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
+ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at the surface
+MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
+
+
+class ContactEvent:
+    """An event of a run with contacts (:func:`liedyn.simulate`).
+
+    Attributes
+    ----------
+    time : float
+    kind : {"touch-down", "lift-off", "slip", "stick"}
+    contact : str
+        The contact's name.
+    sample : int
+        Index of the trajectory sample at the event, before the switch (the
+        sample after it is ``sample + 1``, at the same time; with
+        ``events="stop"`` the last sample).
+    impact : ImpactResult or None
+        The normal impact of a touch-down (:func:`liedyn.impact`).
+    energy_loss : float
+        Kinetic energy lost in the switch (J; 0 without a velocity jump).
+    modes_before, modes_after : tuple of str
+        Every contact's mode before and after the switch.
+    """
+
+    __slots__ = ("time", "kind", "contact", "sample", "impact", "energy_loss", "modes_before",
+                 "modes_after")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, **fields):
+        _freeze(self, **fields)
+
+    def __repr__(self):
+        return (f"ContactEvent({self.kind} of {self.contact!r} at t = {self.time:.9g}"
+                f"{f', {self.energy_loss:.4g} J lost' if self.energy_loss else ''})")
+
+
+def _friction_arg(friction, cl):
+    """``μ`` (nc,) or ``None``; friction only on point contacts."""
+    if friction is None:
+        return None
+    nc = len(cl)
+    if np.ndim(friction) == 0:
+        mu = np.full(nc, _real(friction, "friction", 0.0))
+    else:
+        mu = as_array(friction, "friction", shape=(nc,))
+        bad = np.flatnonzero(~(mu >= 0.0))
+        if bad.size:
+            raise ValueError(f"friction: expected coefficients ≥ 0, got {mu[bad[0]]} for "
+                             f"contact {cl.names[bad[0]]!r}")
+    for i in range(nc):
+        if cl.radius[i] > 0.0:
+            raise ValueError(f"friction: contact {cl.names[i]!r} is a sphere (radius "
+                             f"{cl.radius[i]:g} m); a sphere with friction rolls, which is not "
+                             "modelled: give friction only for point contacts (radius 0)")
+    return mu
+
+
+class _Hybrid:
+    """A run with unilateral contacts: windows of :func:`simulate` with the
+    closed contacts held, event location, switches, the joined trajectory."""
+
+    def __init__(self, simulate, model, state0, duration, contacts, restitution, friction,
+                 events, event_tol, rest_velocity, kw):
+        self.simulate, self.model, self.kw = simulate, model, kw
+        self.cl = cl = check_contacts(model, contacts)
+        self.nc = len(cl)
+        self.e = restitution_arg(restitution, self.nc)
+        self.mu = _friction_arg(friction, cl)
+        if not (isinstance(events, str) and events in ("switch", "stop")):
+            raise ValueError(f"events: expected 'switch' or 'stop', got {events!r}")
+        self.stop = events == "stop"
+        self.event_tol = check_scalar(event_tol, "event_tol")
+        if not self.event_tol > 0.0:
+            raise ValueError(f"event_tol: expected a positive time (s), got {event_tol}")
+        self.rest_velocity = _real(rest_velocity, "rest_velocity", 0.0)
+        if kw.get("control_rate") is not None:
+            raise ValueError("control_rate: a held controller is not supported with contacts= "
+                             "(the hold would restart at every event); give a controller of "
+                             "(t, state)")
+        if kw.get("reference", "world") != "world":
+            raise ValueError("reference: a run with contacts= takes twists and wrenches about "
+                             "the world origin (reference='world')")
+        if not isinstance(state0, State):
+            raise TypeError(f"state0: expected a liedyn.State, got {type(state0).__name__}")
+        self.state0 = state0
+        self.t0 = check_scalar(kw.get("t0", 0.0), "t0")
+        self.duration = check_scalar(duration, "duration", nonneg=True)
+        self.dt = check_scalar(kw["dt"], "dt")
+        if not self.dt > 0.0:
+            raise ValueError(f"dt: the step must be positive, got dt = {self.dt}")
+        self.controller, self.plant = kw.get("controller"), kw.get("plant")
+        for f, name in ((self.controller, "controller"), (self.plant, "plant")):
+            if f is not None and not callable(f):
+                raise TypeError(f"{name}: expected a callable or None, got {type(f).__name__}")
+        g = np.linalg.norm(model.gravity) if np.any(model.gravity) else 1.0
+        self.force_tol = FORCE_RTOL * float(np.sum(model.body_mass)) * g
+        self.d = np.zeros((self.nc, 3))          # friction directions of sliding contacts
+        self.s0 = np.zeros((self.nc, 3))         # slip directions at a segment's start
+        self.pieces, self.events = [], []
+        self.steps = self.rejected = self.evaluations = 0
+
+    # -- state, inputs, kinematics ------------------------------------------------
+
+    def _full(self, s):
+        """``(C, V (6,), q, qd)`` of a state with the model's defaults."""
+        m = self.model
+        n = m.n_joints
+        C = m.home_pose if s.base_pose is None else np.array(s.base_pose)
+        V = np.zeros(6) if s.base_twist is None else np.array(s.base_twist)
+        q = np.zeros(n) if s.q is None else np.array(s.q)
+        qd = np.zeros(n) if s.qd is None else np.array(s.qd)
+        return C, V, q, qd
+
+    def _inputs(self, t, state):
+        """``(tau (1, n), W (1, 6) or None, applied (1, N, 6) or None, Inputs)``
+        of the controller and plant at ``state``."""
+        u = self.controller(t, state) if self.controller is not None else None
+        inp = self.plant(t, state, u) if self.plant is not None else u
+        if inp is not None and not isinstance(inp, Inputs):
+            raise SimulationError(f"t = {t:.9g}: inputs: the "
+                                  f"{'plant' if self.plant is not None else 'controller'} "
+                                  f"returned {type(inp).__name__}; expected liedyn.Inputs",
+                                  t, "inputs", self._trajectory())
+        return self._inputs_from(inp)
+
+    def _points(self, C, V, q, qd):
+        """Contact points ``p (nc, 3)`` and velocities ``ṗ (nc, 3)`` (world)."""
+        m, cl = self.model, self.cl
+        fk = _kinematics(m, C, V[None] if m.floating_base else None, np.vstack([q, qd]), 1)
+        P = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 1)
+                      for i in range(self.nc)])
+        return P[:, 0] - self.cl.radius[:, None] * cl.normal, P[:, 1]
+
+    def _geometry(self, state):
+        """``(φ (nc,), φ̇ (nc,), tangential velocity (nc, 3))``."""
+        C, V, q, qd = self._full(state)
+        p, v = self._points(C, V, q, qd)
+        n = self.cl.normal
+        phi = np.einsum("ij,ij->i", n, p) - self.cl.height
+        vn = np.einsum("ij,ij->i", n, v)
+        return phi, vn, v - vn[:, None] * n
+
+    def _energy(self, state):
+        C, V, q, qd = self._full(state)
+        nu = np.concatenate([V, qd]) if self.model.floating_base else qd
+        return 0.5 * float(nu @ mass_matrix(self.model, C, q) @ nu)
+
+    # -- the held set and its forces ------------------------------------------------
+
+    def _constraints(self, modes):
+        """The closed contacts as a :class:`ConstraintSet` (or ``None``) and,
+        per contact, its rows (or ``None``)."""
+        cl, items, rows, k = self.cl, [], [None] * self.nc, 0
+        for i in range(self.nc):
+            if modes[i] == OPEN:
+                continue
+            if modes[i] == STICK:
+                items.append(Contact3D(int(cl.frame[i]), name=cl.names[i]))
+                rows[i] = slice(k, k + 3)
+                k += 3
+            else:
+                items.append(Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i]))
+                rows[i] = slice(k, k + 1)
+                k += 1
+        return (ConstraintSet(self.model, items) if items else None), rows
+
+    def _direction(self, i, vt):
+        """The friction direction of sliding contact ``i`` (opposing the slip)."""
+        s = float(np.linalg.norm(vt[i]))
+        return -vt[i] / s if s > SLIP_TOL else self.d[i]
+
+    def _unit_wrench(self, i, p, d):
+        """Applied wrench ``(1, N, 6)`` of a unit force along ``d`` at ``p``."""
+        W = np.zeros((1, self.model.n_bodies, 6))
+        W[0, int(self.cl.body[i])] = np.concatenate([np.cross(p, d), d])
+        return W
+
+    def _solve(self, t, state, modes, cs, rows, inputs=None):
+        """Forces at ``state``: ``(F (nc, 3) world force on each contact, λ_n
+        (nc,), applied (1, N, 6) with the sliding friction, the inputs)``."""
+        m, nc, cl = self.model, self.nc, self.cl
+        tau, W, app, inp = self._inputs(t, state) if inputs is None else inputs
+        F, lam_n = np.zeros((nc, 3)), np.zeros(nc)
+        if cs is None:
+            return F, lam_n, app, inp
+        C, V, q, qd = self._full(state)
+        args = (m, cs, C, V[None] if m.floating_base else None, np.vstack([q, qd]), 0)
+        base = np.zeros((1, m.n_bodies, 6)) if app is None else np.array(app)
+        slide = [i for i in range(nc) if modes[i] == SLIDE]
+
+        def lam(applied):
+            return constrained_forward_dynamics(*args, tau=tau, base_wrench=W,
+                                                applied=applied).force[0]
+
+        if slide:
+            p, v = self._points(C, V, q, qd)
+            vt = v - np.einsum("ij,ij->i", cl.normal, v)[:, None] * cl.normal
+            d = {i: self._direction(i, vt) for i in slide}
+            units = {i: self._unit_wrench(i, p[i], d[i]) for i in slide}
+            l0 = lam(base)
+            S = [rows[i].start for i in slide]
+            B = np.array([lam(base + units[j])[S] - l0[S] for j in slide]).T
+            mu = self.mu[slide]
+            ln = np.linalg.solve(np.eye(len(slide)) - B * mu[None, :], l0[S])
+            for j, i in enumerate(slide):
+                base = base + mu[j] * ln[j] * units[i]
+        lr = lam(base)
+        for i in range(nc):
+            if rows[i] is None:
+                continue
+            if modes[i] == STICK:
+                F[i] = lr[rows[i]]
+                lam_n[i] = F[i] @ cl.normal[i]
+            else:
+                lam_n[i] = lr[rows[i].start]
+                F[i] = lam_n[i] * cl.normal[i]
+                if modes[i] == SLIDE:
+                    F[i] += self.mu[i] * lam_n[i] * d[i]
+        return F, lam_n, (base if slide or app is not None else None), inp
+
+    def _margin(self, i, F):
+        """``μ λ_n − ‖λ_t‖`` of contact ``i``."""
+        n = self.cl.normal[i]
+        fn = F[i] @ n
+        return self.mu[i] * fn - float(np.linalg.norm(F[i] - fn * n))
+
+    def _plant(self, modes, cs, rows):
+        """The plant of a segment: the user's, plus the sliding friction."""
+        if not any(mo == SLIDE for mo in modes):
+            return self.plant
+
+        def plant(t, state, u):
+            inp = self.plant(t, state, u) if self.plant is not None else u
+            tau, W, app, _ = self._inputs_from(inp)
+            _, _, applied, _ = self._solve(t, state, modes, cs, rows, (tau, W, app, inp))
+            return Inputs(tau=None if inp is None else inp.tau,
+                          base_wrench=None if inp is None else inp.base_wrench,
+                          applied=applied[0], extra_rate=None if inp is None else inp.extra_rate)
+        return plant
+
+    def _inputs_from(self, inp):
+        m = self.model
+        tau = np.zeros((1, m.n_joints)) if inp is None or inp.tau is None else inp.tau[None]
+        W = None
+        if m.floating_base:
+            W = np.zeros((1, 6)) if inp is None or inp.base_wrench is None else \
+                inp.base_wrench[None]
+        app = None if inp is None or inp.applied is None else inp.applied[None]
+        return tau, W, app, inp
+
+    # -- segments -------------------------------------------------------------------
+
+    def _run(self, state, t, duration, seg, steps_dt=None):
+        """``simulate`` from ``state`` for ``duration`` with the segment's set."""
+        modes, cs, rows = seg
+        kw = dict(self.kw)
+        kw.update(t0=t, constraints=cs, plant=self._plant(modes, cs, rows), progress=False)
+        if steps_dt is not None:
+            kw.update(dt=steps_dt, adaptive=False)
+        try:
+            traj = self.simulate(self.model, state, duration, **kw)
+        except SimulationError as err:
+            self._keep(err.trajectory, seg, 1 if self.pieces else 0, len(err.trajectory))
+            raise SimulationError(str(err), err.time, err.quantity, self._trajectory()) from None
+        if steps_dt is None:
+            self.steps += traj.steps
+            self.rejected += traj.rejected
+        self.evaluations += traj.evaluations
+        return traj
+
+    def _watch(self, traj, k, seg):
+        """The watched functions at sample ``k``: a list of ``(value, contact,
+        kind)``, each positive until its event."""
+        modes, cs, rows = seg
+        cl, out = self.cl, []
+        state = traj.state(k)
+        if any(mo == OPEN for mo in modes) or any(mo == SLIDE for mo in modes):
+            phi, _, vt = self._geometry(state)
+        for i in range(self.nc):
+            mo = modes[i]
+            if mo == OPEN:
+                out.append((phi[i], i, 0))
+                continue
+            f = traj.force[k, rows[i]]
+            fn = float(f @ cl.normal[i]) if mo == STICK else float(f[0])
+            out.append((fn, i, 1))
+            if mo == STICK:
+                out.append((self.mu[i] * fn - float(np.linalg.norm(f - fn * cl.normal[i])), i, 2))
+            elif mo == SLIDE:
+                out.append((float(vt[i] @ self.s0[i]), i, 3))
+        return out
+
+    def _first_crossing(self, traj, seg):
+        """``(k, [(contact, kind), …])``: the first sample where watched
+        functions went from positive to ``≤ 0`` (a gap starting at the surface
+        and moving away counts from the start); ``None`` if none."""
+        g0 = self._watch(traj, 0, seg)
+        _, vn, _ = self._geometry(traj.state(0))
+        armed = [v > 0.0 or (kind == 0 and abs(v) <= GAP_TOL and vn[i] > 0.0)
+                 for v, i, kind in g0]
+        for k in range(1, len(traj)):
+            g = self._watch(traj, k, seg)
+            hit = [(i, kind) for a, (v, i, kind) in zip(armed, g, strict=True)
+                   if a and (v < -ZERO_GAP if kind == 0 else v <= 0.0)]
+            if hit:
+                return k, hit
+            armed = [a or v > 0.0 for a, (v, _, _) in zip(armed, g, strict=True)]
+        return None
+
+    def _locate(self, traj, k, hits, seg):
+        """``(s, trajectory of the step of length s, contact, kind)`` of the
+        earliest zero in step ``k``: the far side of it, within
+        ``event_tol``."""
+        state, t, h = traj.state(k - 1), traj.time[k - 1], traj.time[k] - traj.time[k - 1]
+        cache = {}
+
+        def restep(s):
+            if s not in cache:
+                cache[s] = self._run(state, t, s, seg, steps_dt=s)
+            return cache[s]
+
+        def value(s, i, kind):
+            r, j = (traj, k - 1) if s <= 0.0 else (restep(s), 1)
+            v = next(v for v, c, kd in self._watch(r, j, seg) if c == i and kd == kind)
+            return v + ZERO_GAP if kind == 0 else v
+
+        best = None
+        for i, kind in hits:
+            lo = 0.0
+            g_lo = value(0.0, i, kind)
+            if not g_lo > 0.0:
+                # a gap starting at the surface and moving away: the zero
+                # sought is where it comes back, after its largest sampled value
+                grid = [h * 2.0 ** -j for j in range(24, 0, -1)] + [h * j / 16 for j in
+                                                                     range(8, 17)]
+                vals = [value(s, i, kind) for s in grid]
+                j = int(np.argmax(vals))
+                lo, g_lo = grid[j], vals[j]
+                if g_lo > 0.0:
+                    hi = next(s for s, v in zip(grid[j:], vals[j:], strict=True) if v <= 0.0)
+                else:
+                    hi = lo = grid[0]
+            else:
+                hi = h
+            if g_lo > 0.0 and value(hi, i, kind) <= 0.0:
+                s = brentq(lambda s, i=i, kind=kind: value(s, i, kind), lo, hi,
+                           xtol=self.event_tol, rtol=4 * np.finfo(float).eps)
+                while value(s, i, kind) > 0.0 and s < hi:      # onto the far side
+                    s = min(hi, s + 0.5 * self.event_tol)
+            else:
+                s = hi
+            if best is None or s < best[0]:
+                best = (s, i, kind)
+        s, i, kind = best
+        return s, restep(s), i, kind
+
+    # -- switches -------------------------------------------------------------------
+
+    def _settle(self, t, state, modes, allow_impact=True):
+        """New modes at ``state`` (and the state after an impact): ``(state,
+        modes, impact result or None, [(contact, kind)] of slips found)``."""
+        cl, nc, mu = self.cl, self.nc, self.mu
+        phi, vn, vt = self._geometry(state)
+        for i in range(nc):
+            if phi[i] < -GAP_TOL:
+                raise SimulationError(f"t = {t:.9g}: contacts: contact {cl.names[i]!r} "
+                                      f"penetrates its plane by {-phi[i]:.3e} m",
+                                      t, "contacts", self._trajectory())
+        touching = np.abs(phi) <= GAP_TOL
+        hint = list(modes)
+        imp = None
+        if allow_impact and np.any(touching & (vn < -VELOCITY_TOL)):
+            e = np.where(self.e * np.maximum(-vn, 0.0) >= self.rest_velocity, self.e, 0.0)
+            C, V, q, qd = self._full(state)
+            imp = impact(self.model, cl, C, V[None] if self.model.floating_base else None,
+                         np.vstack([q, qd]), restitution=e, gap_tol=GAP_TOL)
+            state = State(C, None if imp.base_twist is None else imp.base_twist[0], q,
+                          imp.q[1], state.extra)
+            phi, vn, vt = self._geometry(state)
+        resting = touching & (np.abs(vn) <= max(VELOCITY_TOL, 1e-3 * self.rest_velocity))
+        # the frictionless LCP chooses the contacts that push
+        cand = [i for i in range(nc) if resting[i]]
+        modes = [OPEN] * nc
+        slips = []
+        if cand:
+            tau, W, app, inp = self._inputs(t, state)
+            C, V, q, qd = self._full(state)
+            u = unilateral_forward_dynamics(
+                self.model, cl.subset(cand), C, V[None] if self.model.floating_base else None,
+                np.vstack([q, qd]), 0, tau=tau, base_wrench=W, applied=app,
+                gap_tol=GAP_TOL, velocity_tol=max(VELOCITY_TOL, 1e-3 * self.rest_velocity))
+            for i in cand:
+                if cl.names[i] not in u.active:
+                    continue
+                if mu is None:
+                    modes[i] = CLOSED
+                elif hint[i] == SLIDE:
+                    modes[i] = SLIDE                     # keeps the direction it slips in
+                elif np.linalg.norm(vt[i]) <= SLIP_TOL:
+                    modes[i] = STICK
+                else:
+                    modes[i] = SLIDE
+                    self.d[i] = -vt[i] / np.linalg.norm(vt[i])
+        if mu is not None and imp is not None:
+            state, modes = self._sticking_impulse(state, modes)
+        for _ in range(4 * nc + 1):
+            cs, rows = self._constraints(modes)
+            F, lam_n, _, _ = self._solve(t, state, modes, cs, rows)
+            worst = min(range(nc), key=lambda i: lam_n[i] if modes[i] != OPEN else math.inf)
+            if modes[worst] != OPEN and lam_n[worst] < -self.force_tol:
+                modes[worst] = OPEN
+                continue
+            margins = [self._margin(i, F) if modes[i] == STICK else math.inf for i in range(nc)]
+            j = int(np.argmin(margins))
+            if margins[j] < -self.force_tol:
+                ft = F[j] - (F[j] @ cl.normal[j]) * cl.normal[j]
+                self.d[j] = ft / max(np.linalg.norm(ft), 1e-300)
+                modes[j] = SLIDE
+                slips.append((j, 2))
+                continue
+            break
+        else:
+            raise SimulationError(f"t = {t:.9g}: contacts: no consistent set of contact modes "
+                                  f"found", t, "contacts", self._trajectory())
+        cs, rows = self._constraints(modes)
+        if cs is not None:                         # round-off of J ν, and φ = 0 by the anchors
+            from .constraints import project_state
+            state = project_state(self.model, cs, state)
+        _, _, vt = self._geometry(state)
+        for i in range(nc):
+            if modes[i] == SLIDE:
+                s = float(np.linalg.norm(vt[i]))
+                self.s0[i] = vt[i] / s if s > SLIP_TOL else -self.d[i]
+        return state, modes, imp, slips
+
+    def _sticking_impulse(self, state, modes):
+        """The inelastic impulse stopping the tangential motion of the closed
+        contacts with friction, where it lies in their cones; the others slide."""
+        cl = self.cl
+        for _ in range(self.nc + 1):
+            cs, rows = self._constraints(modes)
+            if cs is None:
+                return state, modes
+            C, V, q, qd = self._full(state)
+            r = impulse_dynamics(self.model, cs, C, V[None] if self.model.floating_base else None,
+                                 np.vstack([q, qd]), restitution=0.0)
+            bad = None
+            for i in range(self.nc):
+                if modes[i] == STICK:
+                    L = r.impulse[rows[i]]
+                    Ln = L @ cl.normal[i]
+                    if self.mu[i] * Ln < np.linalg.norm(L - Ln * cl.normal[i]) * (1 - 1e-9):
+                        bad = i
+                        break
+            if bad is None:
+                return State(C, None if r.base_twist is None else r.base_twist[0], q, r.q[1],
+                             state.extra), modes
+            _, _, vt = self._geometry(state)
+            s = float(np.linalg.norm(vt[bad]))
+            self.d[bad] = -vt[bad] / s if s > SLIP_TOL else self.d[bad]
+            modes[bad] = SLIDE
+        return state, modes
+
+    # -- the trajectory -------------------------------------------------------------
+
+    def _keep(self, traj, seg, k0, k1):
+        """Samples ``k0 .. k1−1`` of a window, with the contact columns."""
+        if k1 <= k0:
+            return
+        modes, cs, rows = seg
+        T = k1 - k0
+        F = np.zeros((T, self.nc, 3))
+        gap = np.zeros((T, self.nc))
+        for j, k in enumerate(range(k0, k1)):
+            phi, _, vt = self._geometry(traj.state(k))
+            gap[j] = phi
+            for i in range(self.nc):
+                if modes[i] == OPEN:
+                    continue
+                f = traj.force[k, rows[i]]
+                if modes[i] == STICK:
+                    F[j, i] = f
+                else:
+                    F[j, i] = f[0] * self.cl.normal[i]
+                    if modes[i] == SLIDE:
+                        F[j, i] += self.mu[i] * f[0] * self._direction(i, vt)
+        N = self.model.n_bodies
+        self.pieces.append({
+            "time": traj.time[k0:k1], "base_pose": traj.base_pose[k0:k1],
+            "base_twist": traj.base_twist[k0:k1], "q": traj.q[k0:k1],
+            "extra": traj.extra[k0:k1], "tau": traj.tau[k0:k1],
+            "base_wrench": None if traj.base_wrench is None else traj.base_wrench[k0:k1],
+            "applied": (np.zeros((T, 1, N, 6)) if traj.applied is None
+                        else traj.applied[k0:k1]),
+            "has_applied": traj.applied is not None, "controls": list(traj.controls[k0:k1]),
+            "base_acceleration": traj.base_acceleration[k0:k1],
+            "joint_acceleration": traj.joint_acceleration[k0:k1],
+            "contact_force": F, "gap": gap,
+            "contact_mode": np.tile(np.array(modes, np.int8), (T, 1))})
+
+    def _trajectory(self):
+        P = self.pieces
+        m = self.model
+        if not P:
+            n, N = m.n_joints, m.n_bodies
+            z = np.zeros
+            P = [{"time": z(0), "base_pose": z((0, 4, 4)), "base_twist": z((0, 1, 6)),
+                  "q": z((0, 2, n)), "extra": z((0, 0)), "tau": z((0, 1, n)),
+                  "base_wrench": z((0, 1, 6)) if m.floating_base else None,
+                  "applied": z((0, 1, N, 6)), "has_applied": False, "controls": [],
+                  "base_acceleration": z((0, 6)), "joint_acceleration": z((0, n)),
+                  "contact_force": z((0, self.nc, 3)), "gap": z((0, self.nc)),
+                  "contact_mode": z((0, self.nc), np.int8)}]
+
+        def cat(k):
+            return np.concatenate([p[k] for p in P])
+        return Trajectory(
+            time=cat("time"), base_pose=cat("base_pose"), base_twist=cat("base_twist"),
+            q=cat("q"), extra=cat("extra"), tau=cat("tau"),
+            base_wrench=cat("base_wrench") if m.floating_base else None,
+            applied=cat("applied") if any(p["has_applied"] for p in P) else None,
+            controls=[c for p in P for c in p["controls"]],
+            base_acceleration=cat("base_acceleration"),
+            joint_acceleration=cat("joint_acceleration"), reference="world", steps=self.steps,
+            rejected=self.rejected, evaluations=self.evaluations, constraints=None, force=None,
+            velocity_residual=None, position_residual=None, projections=(0, 0),
+            events=tuple(self.events), contact_names=self.cl.names,
+            contact_force=cat("contact_force"), contact_mode=cat("contact_mode"),
+            gap=cat("gap"))
+
+    def _samples(self):
+        return sum(len(p["time"]) for p in self.pieces)
+
+    def _event(self, t, i, kind, imp, loss, before, after):
+        self.events.append(ContactEvent(
+            time=float(t), kind=KINDS[kind], contact=self.cl.names[i],
+            sample=self._samples() - 1, impact=imp, energy_loss=float(loss),
+            modes_before=tuple(MODE_NAMES[m] for m in before),
+            modes_after=tuple(MODE_NAMES[m] for m in after)))
+
+    # -- the loop -------------------------------------------------------------------
+
+    def run(self, progress):
+        t, t1 = self.t0, self.t0 + self.duration
+        state = self.state0
+        E0 = self._energy(state)
+        state, modes, imp, slips = self._settle(t, state, [CLOSED] * self.nc)
+        if imp is not None:                       # an impact at the start
+            i = int(np.argmax(np.abs(imp.impulse)))
+            self.events.append(ContactEvent(
+                time=t, kind=KINDS[0], contact=self.cl.names[i], sample=0, impact=imp,
+                energy_loss=E0 - self._energy(state),
+                modes_before=("open",) * self.nc,
+                modes_after=tuple(MODE_NAMES[m] for m in modes)))
+        for i, kind in slips:
+            self.events.append(ContactEvent(
+                time=t, kind=KINDS[kind], contact=self.cl.names[i], sample=0, impact=None,
+                energy_loss=0.0, modes_before=tuple(MODE_NAMES[STICK if m == SLIDE else m]
+                                                    for m in modes),
+                modes_after=tuple(MODE_NAMES[m] for m in modes)))
+        at_once, t_last = 0, None
+        first = True
+        while True:
+            cs, rows = self._constraints(modes)
+            seg = (modes, cs, rows)
+            span = t1 - t
+            w = min(span, WINDOW * self.dt)
+            if span <= 1e-12 * max(1.0, abs(t1)):
+                if first:
+                    traj = self._run(state, t, 0.0, seg)
+                    self._keep(traj, seg, 0, 1)
+                break
+            if span - w < 1e-9 * self.dt:
+                w = span
+            traj = self._run(state, t, w, seg)
+            hit = self._first_crossing(traj, seg)
+            if hit is None:
+                self._keep(traj, seg, 0 if first else 1, len(traj))
+                first = False
+                state, t = traj.state(-1), float(traj.time[-1])
+                if progress is not None:
+                    progress.update(t, self.steps)
+                if t >= t1:
+                    break
+                continue
+            k, hits = hit
+            s, step, i, kind = self._locate(traj, k, hits, seg)
+            self._keep(traj, seg, 0 if first else 1, k)
+            self._keep(step, seg, 1, 2)
+            first = False
+            state, t = step.state(-1), float(step.time[-1])
+            if self.stop:
+                self._event(t, i, kind, None, 0.0, modes, modes)
+                break
+            at_once = at_once + 1 if t_last is not None and t - t_last <= self.event_tol else 1
+            t_last = t
+            if at_once > MAX_EVENTS_AT_ONCE:
+                raise SimulationError(f"t = {t:.9g}: contacts: {at_once} switches at one "
+                                      f"instant (last: {KINDS[kind]} of "
+                                      f"{self.cl.names[i]!r}): the contact modes chatter",
+                                      t, "contacts", self._trajectory())
+            before = list(modes)
+            E0 = self._energy(state)
+            new = list(modes)
+            if kind == 0:
+                new[i] = CLOSED
+            elif kind == 1:
+                new[i] = OPEN
+            elif kind == 2:
+                F, _, _, _ = self._solve(t, state, modes, cs, rows)
+                ft = F[i] - (F[i] @ self.cl.normal[i]) * self.cl.normal[i]
+                self.d[i] = ft / max(np.linalg.norm(ft), 1e-300)
+                new[i] = SLIDE
+            else:
+                new[i] = STICK
+            state, modes, imp, _ = self._settle(t, state, new, allow_impact=kind == 0)
+            self._event(t, i, kind, imp, E0 - self._energy(state), before, modes)
+            # the post-switch state is the first sample of the next window
+            first = True
+            if progress is not None:
+                progress.update(t, self.steps)
+        return self._trajectory()
