@@ -466,6 +466,16 @@ def solo_analysis(robot, traj, g):
     return out
 
 
+def completed(run, *args, **kw):
+    """``(trajectory, None)`` of ``run(*args, **kw)``, or, when the simulation
+    stops with a :class:`liedyn.SimulationError`, the samples up to there
+    and the error's message (reported as a missed target)."""
+    try:
+        return run(*args, **kw), None
+    except ld.SimulationError as err:
+        return err.trajectory, f"stopped at t = {err.time:.9g} s: {err}"
+
+
 # =============================================================== targets ==
 
 FIELDS = ["section", "quantity", "value", "unit", "target", "met"]
@@ -484,9 +494,10 @@ def _le(section, quantity, value, unit, limit):
     return _row(section, quantity, value, unit, limit, ok)
 
 
-def rows_of(sphere, sweep, blocks, solo, g):
+def rows_of(sphere, sweep, blocks, solo, g, stopped):
     L = TARGETS
-    r = []
+    r = [_row(sec, f"run to the end{'' if msg is None else ' (' + msg + ')'}", "", "", None,
+              msg is None) for sec, msg in stopped.items()]
     sec = "sphere"
     r.append(_row(sec, "touch-downs located", sphere["n_sim"], "count",
                   sphere["n_rest"], sphere["n_sim"] == sphere["n_rest"]))
@@ -693,7 +704,9 @@ def main(argv=None):
     seconds = {}
     start = time.perf_counter()
     say(f"sphere: {cfg['sphere_time']:g} s, dt = {cfg['sphere_dt']:g} s")
-    sphere_traj = run_sphere(cfg["sphere_time"], cfg["sphere_dt"], progress=progress)
+    stopped = {}
+    sphere_traj, stopped["sphere"] = completed(run_sphere, cfg["sphere_time"], cfg["sphere_dt"],
+                                               progress=progress)
     sphere = sphere_analysis(sphere_traj, g)
     say(f"sphere: first touch-down with event_tol in {cfg['tols']}")
     sweep = tolerance_sweep(cfg["tols"], g)
@@ -703,20 +716,25 @@ def main(argv=None):
     block_trajs, blocks = {}, {}
     for case in BLOCK_CASES:
         say(f"block {case}: {cfg['block_time']:g} s, dt = {cfg['block_dt']:g} s")
-        block_trajs[case] = run_block(case, cfg["block_time"], cfg["block_dt"], progress=progress)
+        block_trajs[case], stopped[f"block {case}"] = completed(
+            run_block, case, cfg["block_time"], cfg["block_dt"], progress=progress)
         blocks[case] = block_analysis(case, block_trajs[case], g)
     seconds["block"] = time.perf_counter() - start
 
     start = time.perf_counter()
     robot = Solo()
     say(f"Solo-12: {cfg['solo_time']:g} s, dt = {cfg['solo_dt']:g} s")
-    solo_traj = run_solo(robot, cfg["solo_time"], cfg["solo_dt"], progress=progress)
+    solo_traj, stopped["solo"] = completed(run_solo, robot, cfg["solo_time"], cfg["solo_dt"],
+                                           progress=progress)
     solo = solo_analysis(robot, solo_traj, g)
     solo["mass"] = robot.mass
     seconds["solo"] = time.perf_counter() - start
 
     report(sphere, sweep, blocks, solo, seconds, g)
-    rows = rows_of(sphere, sweep, blocks, solo, g)
+    for part, msg in stopped.items():
+        if msg is not None:
+            print(f"{part}: {msg}")
+    rows = rows_of(sphere, sweep, blocks, solo, g, stopped)
     rows += [_row("runtime", f"{part} (simulation and analysis)", s, "s")
              for part, s in seconds.items()]
     print()
