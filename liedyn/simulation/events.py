@@ -58,8 +58,6 @@ and recovers within one step is not seen (a shorter ``dt`` sees it).
 import math
 
 import numpy as np
-from scipy.optimize import brentq
-
 from .._checks import as_array, check_scalar, counted
 from ..closed_form import mass_matrix
 from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
@@ -83,6 +81,31 @@ SLIP_TOL = 1e-6           # m/s: a tangential speed at most this is not slipping
 FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
 ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at the surface
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
+
+
+def _root(f, a, b, fa, fb, xtol):
+    """A zero of ``f`` in ``[a, b]`` (``fa > 0 ≥ fb``) to ``xtol``: regula
+    falsi with the Illinois weighting, a bisection whenever it gains less
+    than half the bracket."""
+    while b - a > xtol:
+        width = b - a
+        x = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+        x = min(max(x, a + 0.25 * xtol), b - 0.25 * xtol)
+        fx = f(x)
+        if fx > 0.0:
+            a, fa = x, fx
+            fb *= 0.5
+        else:
+            b, fb = x, fx
+            fa *= 0.5
+        if b - a > 0.5 * width:
+            x = 0.5 * (a + b)
+            fx = f(x)
+            if fx > 0.0:
+                a, fa = x, fx
+            else:
+                b, fb = x, fx
+    return b
 
 
 class ContactEvent:
@@ -181,6 +204,7 @@ class _Hybrid:
         self.d = np.zeros((self.nc, 3))          # friction directions of sliding contacts
         self.s0 = np.zeros((self.nc, 3))         # slip directions at a segment's start
         self.pieces, self.events = [], []
+        self._memo = {}
         self.steps = self.rejected = self.evaluations = 0
 
     # -- state, inputs, kinematics ------------------------------------------------
@@ -223,6 +247,16 @@ class _Hybrid:
         phi = np.einsum("ij,ij->i", n, p) - self.cl.height
         vn = np.einsum("ij,ij->i", n, v)
         return phi, vn, v - vn[:, None] * n
+
+    def _geometry_at(self, traj, k):
+        """:meth:`_geometry` of sample ``k`` of ``traj``, computed once."""
+        key = (id(traj), k)
+        hit = self._memo.get(key)
+        if hit is None or hit[0] is not traj:      # (an id is reused once its object is gone)
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            hit = self._memo[key] = (traj, self._geometry(traj.state(k)))
+        return hit[1]
 
     def _energy(self, state):
         C, V, q, qd = self._full(state)
@@ -357,9 +391,8 @@ class _Hybrid:
         kind)``, each positive until its event."""
         modes, cs, rows = seg
         cl, out = self.cl, []
-        state = traj.state(k)
         if any(mo == OPEN for mo in modes) or any(mo == SLIDE for mo in modes):
-            phi, _, vt = self._geometry(state)
+            phi, _, vt = self._geometry_at(traj, k)
         for i in range(self.nc):
             mo = modes[i]
             if mo == OPEN:
@@ -379,7 +412,7 @@ class _Hybrid:
         functions went from positive to ``≤ 0`` (a gap starting at the surface
         and moving away counts from the start); ``None`` if none."""
         g0 = self._watch(traj, 0, seg)
-        _, vn, _ = self._geometry(traj.state(0))
+        _, vn, _ = self._geometry_at(traj, 0)
         armed = [v > 0.0 or (kind == 0 and abs(v) <= GAP_TOL and vn[i] > 0.0)
                  for v, i, kind in g0]
         for k in range(1, len(traj)):
@@ -427,10 +460,8 @@ class _Hybrid:
             else:
                 hi = h
             if g_lo > 0.0 and value(hi, i, kind) <= 0.0:
-                s = brentq(lambda s, i=i, kind=kind: value(s, i, kind), lo, hi,
-                           xtol=self.event_tol, rtol=4 * np.finfo(float).eps)
-                while value(s, i, kind) > 0.0 and s < hi:      # onto the far side
-                    s = min(hi, s + 0.5 * self.event_tol)
+                s = _root(lambda s, i=i, kind=kind: value(s, i, kind), lo, hi, g_lo,
+                          value(hi, i, kind), self.event_tol)
             else:
                 s = hi
             if best is None or s < best[0]:
@@ -454,12 +485,7 @@ class _Hybrid:
         hint = list(modes)
         imp = None
         if allow_impact and np.any(touching & (vn < -VELOCITY_TOL)):
-            e = np.where(self.e * np.maximum(-vn, 0.0) >= self.rest_velocity, self.e, 0.0)
-            C, V, q, qd = self._full(state)
-            imp = impact(self.model, cl, C, V[None] if self.model.floating_base else None,
-                         np.vstack([q, qd]), restitution=e, gap_tol=GAP_TOL)
-            state = State(C, None if imp.base_twist is None else imp.base_twist[0], q,
-                          imp.q[1], state.extra)
+            state, imp = self._impact(state, vn, vt, touching)
             phi, vn, vt = self._geometry(state)
         resting = touching & (np.abs(vn) <= max(VELOCITY_TOL, 1e-3 * self.rest_velocity))
         # the frictionless LCP chooses the contacts that push
@@ -485,8 +511,6 @@ class _Hybrid:
                 else:
                     modes[i] = SLIDE
                     self.d[i] = -vt[i] / np.linalg.norm(vt[i])
-        if mu is not None and imp is not None:
-            state, modes = self._sticking_impulse(state, modes)
         for _ in range(4 * nc + 1):
             cs, rows = self._constraints(modes)
             F, lam_n, _, _ = self._solve(t, state, modes, cs, rows)
@@ -517,33 +541,56 @@ class _Hybrid:
                 self.s0[i] = vt[i] / s if s > SLIP_TOL else -self.d[i]
         return state, modes, imp, slips
 
-    def _sticking_impulse(self, state, modes):
-        """The inelastic impulse stopping the tangential motion of the closed
-        contacts with friction, where it lies in their cones; the others slide."""
-        cl = self.cl
-        for _ in range(self.nc + 1):
-            cs, rows = self._constraints(modes)
-            if cs is None:
-                return state, modes
-            C, V, q, qd = self._full(state)
-            r = impulse_dynamics(self.model, cs, C, V[None] if self.model.floating_base else None,
-                                 np.vstack([q, qd]), restitution=0.0)
+    def _impact(self, state, vn, vt, touching):
+        """The velocity jump of a touch-down: ``(state after, ImpactResult of
+        the normal impact)``.
+
+        :func:`liedyn.impact` on the touching contacts (restitution ``e``, 0
+        for a rebound slower than ``rest_velocity``) says which rebound;
+        with friction the jump is then taken again from the state before,
+        the contacts that do not rebound stopped as points (an inelastic
+        impulse, :func:`liedyn.impulse_dynamics`) where the whole impulse
+        lies in their cones, along their normals only where it does not."""
+        cl, m = self.cl, self.model
+        e = np.where(self.e * np.maximum(-vn, 0.0) >= self.rest_velocity, self.e, 0.0)
+        C, V, q, qd = self._full(state)
+        Vm = V[None] if m.floating_base else None
+        imp = impact(m, cl, C, Vm, np.vstack([q, qd]), restitution=e, gap_tol=GAP_TOL)
+        after = State(C, None if imp.base_twist is None else imp.base_twist[0], q, imp.q[1],
+                      state.extra)
+        if self.mu is None:
+            return after, imp
+        push = [i for i in range(self.nc) if touching[i] and imp.impulse[i] > 0.0]
+        rebound = {i for i in push if imp.velocity_after[i] > VELOCITY_TOL}
+        stick = [i for i in push if i not in rebound]
+        for _ in range(len(stick) + 1):
+            items, rows, k, rest = [], {}, 0, []
+            for i in push:
+                three = i in stick
+                items.append(Contact3D(int(cl.frame[i]), name=cl.names[i]) if three else
+                             Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i]))
+                rows[i] = slice(k, k + (3 if three else 1))
+                rest += [0.0] * (3 if three else 1) if three else [e[i]]
+                k += 3 if three else 1
+            if not items:
+                return after, imp
+            r = impulse_dynamics(m, ConstraintSet(m, items), C, Vm, np.vstack([q, qd]),
+                                 restitution=np.array(rest))
             bad = None
-            for i in range(self.nc):
-                if modes[i] == STICK:
-                    L = r.impulse[rows[i]]
-                    Ln = L @ cl.normal[i]
-                    if self.mu[i] * Ln < np.linalg.norm(L - Ln * cl.normal[i]) * (1 - 1e-9):
-                        bad = i
-                        break
-            if bad is None:
+            for i in stick:
+                L = r.impulse[rows[i]]
+                Ln = L @ cl.normal[i]
+                if self.mu[i] * Ln < np.linalg.norm(L - Ln * cl.normal[i]) * (1.0 + 1e-9):
+                    bad = i
+                    break
+            if bad is None and all(r.impulse[rows[i]].sum() >= 0.0 for i in push
+                                   if i not in stick):
                 return State(C, None if r.base_twist is None else r.base_twist[0], q, r.q[1],
-                             state.extra), modes
-            _, _, vt = self._geometry(state)
-            s = float(np.linalg.norm(vt[bad]))
-            self.d[bad] = -vt[bad] / s if s > SLIP_TOL else self.d[bad]
-            modes[bad] = SLIDE
-        return state, modes
+                             state.extra), imp
+            if bad is None:                         # a normal impulse pulls: keep the LCP's
+                return after, imp
+            stick.remove(bad)
+        return after, imp
 
     # -- the trajectory -------------------------------------------------------------
 
@@ -556,7 +603,7 @@ class _Hybrid:
         F = np.zeros((T, self.nc, 3))
         gap = np.zeros((T, self.nc))
         for j, k in enumerate(range(k0, k1)):
-            phi, _, vt = self._geometry(traj.state(k))
+            phi, _, vt = self._geometry_at(traj, k)
             gap[j] = phi
             for i in range(self.nc):
                 if modes[i] == OPEN:
