@@ -49,7 +49,16 @@ block translates without turning; the plane has the normal
   ``(p × F d, F d)`` about the world origin at the centre of mass ``p``:
   it sticks until the margin ``μ m g cos θ − (m g sin θ + k t)`` reaches 0
   at ``t* = m g (μ cos θ − sin θ) / k``, then slides with
-  ``m s̈ = k (t − t*)``, ``s(t) = k (t − t*)³ / (6 m)``.
+  ``m s̈ = k (t − t*)``, ``s(t) = k (t − t*)³ / (6 m)``;
+* (d) ``μ = MU_STICK``, launched down the slope at ``v₀ = LAUNCH``: it
+  slides with ``s̈ = −a``, ``a = g (μ cos θ − sin θ) > 0``, so
+  ``s(t) = v₀ t − ½ a t²`` until a "stick" event at ``t_s = v₀ / a``, and
+  then stays at ``v₀² / (2a)``.
+
+While sticking the contact force has the normal part ``m g cos θ`` and the
+tangential part ``m g sin θ`` (+ ``k t`` in (c)); while sliding
+``|λ_t| = μ λ_n``. The cone margin is checked at the samples between events
+(the sample of a slip is just past its zero, by construction).
 
 **3. Solo-12 dropped from** ``SOLO_DROP`` (example-robot-data's URDF): the
 standing posture (``HFE ±0.8``, ``KFE ∓1.6``), at rest, the feet
@@ -74,6 +83,9 @@ Each part has fixed targets (``TARGETS`` below, written as rows with
 machine and code version), ``contact_events_bounces.csv`` (every
 touch-down of the sphere against the closed form) and
 ``contact_events.png`` (the three parts, nine panels).
+
+Quick mode runs in about 5 s here once the kernels are compiled (the first
+run of a fresh cache compiles them, a minute or two).
 """
 
 import argparse
@@ -106,6 +118,7 @@ BLOCK_SIDE = 0.1              # m (its inertia only: the contact point is its ce
 SLOPE = math.radians(20.0)    # θ
 MU_STICK, MU_SLIDE = 0.5, 0.2 # tan θ = 0.364
 PUSH_RATE = 2.5               # k, N/s: t* = 0.501 s
+LAUNCH = 0.5                  # m/s: (d) launched down the slope, stops at 0.399 s
 # ---- 3. Solo-12
 FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
 LEGS = ("FL", "FR", "HL", "HR")
@@ -129,9 +142,9 @@ TARGETS = dict(
     sphere_rest_force=1e-9,     # N: |lambda_n - m g| at rest
     sphere_rest_time=5e-8,      # s: |t_rest - t_{n_rest}*|
     block_rest=1e-12,           # m: displacement while sticking
-    block_force=1e-9,           # N: normal and tangential force against m g cos, m g sin
+    block_force=1e-9,           # N: normal and tangential forces against m g cos, m g sin (+ k t)
     block_position=1e-9,        # m: |s - s*| while sliding
-    block_slip_time=1e-8,       # s: |t_slip - t*|
+    block_event_time=1e-8,      # s: the slip or stick against the closed form
     block_ratio=1e-12,          # |lambda_t| / lambda_n - mu while sliding
     solo_touchdown=1e-8,        # s: each foot against sqrt(2 h / g)
     solo_energy=1e-9,           # J: loss and kinetic energies against the dense impact, m g h
@@ -293,15 +306,17 @@ class Push:
         return ld.Inputs(applied=np.concatenate([np.cross(p, f), f])[None])
 
 
-BLOCK_CASES = {"(a) sticks": dict(mu=MU_STICK, push=False),
-               "(b) slides": dict(mu=MU_SLIDE, push=False),
-               "(c) pushed": dict(mu=MU_STICK, push=True)}
+BLOCK_CASES = {"(a) sticks": dict(mu=MU_STICK, push=False, v0=0.0),
+               "(b) slides": dict(mu=MU_SLIDE, push=False, v0=0.0),
+               "(c) pushed": dict(mu=MU_STICK, push=True, v0=0.0),
+               "(d) launched": dict(mu=MU_STICK, push=False, v0=LAUNCH)}
 
 
 def run_block(case, duration, dt, progress=False):
     plane, n, d = incline()
     cfg = BLOCK_CASES[case]
-    return ld.simulate(block_model(), ld.State(np.eye(4), np.zeros(6)), duration, dt=dt,
+    V = np.concatenate([np.zeros(3), cfg["v0"] * d])      # ω = 0: v = ṗ
+    return ld.simulate(block_model(), ld.State(np.eye(4), V), duration, dt=dt,
                        contacts=[ld.PointContact("com", plane, 0.0, name="block")],
                        friction=cfg["mu"], restitution=0.0, event_tol=EVENT_TOL,
                        controller=Push(PUSH_RATE, d) if cfg["push"] else None,
@@ -309,50 +324,66 @@ def run_block(case, duration, dt, progress=False):
 
 
 def block_closed_form(case, t, g, m=BLOCK_MASS, theta=SLOPE):
-    """``(s(t), t_slip)``: distance down the slope and when sliding starts."""
-    mu = BLOCK_CASES[case]["mu"]
+    """``(s(t), (kind, time) of the one event or None)``: the distance down
+    the slope, and the slip or stick."""
+    cfg = BLOCK_CASES[case]
+    mu = cfg["mu"]
+    a = g * (math.sin(theta) - mu * math.cos(theta))      # sliding down, from gravity and μ
+    t = np.asarray(t, float)
     if case == "(a) sticks":
-        return np.zeros_like(t), np.inf
+        return np.zeros_like(t), None
     if case == "(b) slides":
-        a = g * (math.sin(theta) - mu * math.cos(theta))
-        return 0.5 * a * t ** 2, 0.0
-    ts = m * g * (mu * math.cos(theta) - math.sin(theta)) / PUSH_RATE
-    return PUSH_RATE * np.maximum(t - ts, 0.0) ** 3 / (6 * m), ts
+        return 0.5 * a * t ** 2, ("slip", 0.0)
+    if case == "(c) pushed":
+        ts = m * g * (mu * math.cos(theta) - math.sin(theta)) / PUSH_RATE
+        return PUSH_RATE * np.maximum(t - ts, 0.0) ** 3 / (6 * m), ("slip", ts)
+    v0 = cfg["v0"]                                        # (d): a < 0, it stops at -v0/a
+    ts = -v0 / a
+    tc = np.minimum(t, ts)
+    return v0 * tc + 0.5 * a * tc ** 2, ("stick", ts)
 
 
 def block_analysis(case, traj, g, m=BLOCK_MASS, theta=SLOPE):
+    """The checks of part 2 on one run: its events against the closed form's
+    one, the distance down the slope while sliding, the rest while sticking
+    (from the first sticking sample), the forces."""
     plane, n, d = incline(theta)
-    mu = BLOCK_CASES[case]["mu"]
+    cfg = BLOCK_CASES[case]
+    mu = cfg["mu"]
     p = traj.base_pose[:, :3, 3]
     s = p @ d
     off = np.linalg.norm(p - s[:, None] * d, axis=1)         # off the downhill line
-    s_cf, t_slip_cf = block_closed_form(case, traj.time, g, m, theta)
+    s_cf, expected = block_closed_form(case, traj.time, g, m, theta)
     F = traj.contact_force[:, 0]
     fn = F @ n
     ft = np.linalg.norm(F - fn[:, None] * n, axis=1)
-    slips = [ev for ev in traj.events if ev.kind == "slip"]
-    others = [ev for ev in traj.events if ev.kind != "slip"]
     mode = traj.contact_mode[:, 0]
+    sliding, sticking = mode == SLIDING, mode == STICKING
+    # while sticking the contact holds the weight's and the push's parts along the slope
+    ft_cf = m * g * math.sin(theta) + (PUSH_RATE * traj.time if cfg["push"] else 0.0)
     out = dict(case=case, mu=mu, events=[(ev.kind, ev.time) for ev in traj.events],
-               n_slip=len(slips), others=others, s=s, s_cf=s_cf, fn=fn, ft=ft,
-               margin=mu * fn - ft, mode=mode, t_slip_cf=t_slip_cf,
-               off=float(np.max(off)), rotation=float(np.max(np.abs(
-                   traj.base_pose[:, :3, :3] - np.eye(3)))))
-    out["t_slip"] = slips[0].time if slips else np.inf
-    sliding = mode == SLIDING
-    sticking = mode == STICKING
-    out["rest"] = float(np.max(np.abs(p[sticking] - p[0]))) if sticking.any() else 0.0
-    out["pos_err"] = float(np.max(np.abs(s - s_cf)[sliding])) if sliding.any() else 0.0
+               expected=expected, s=s, s_cf=s_cf, fn=fn, ft=ft, margin=mu * fn - ft, mode=mode,
+               off=float(np.max(off)),
+               rotation=float(np.max(np.abs(traj.base_pose[:, :3, :3] - np.eye(3)))))
+    match = [ev for ev in traj.events if expected is not None and ev.kind == expected[0]]
+    out["event_ok"] = (not traj.events) if expected is None else (
+        len(match) == 1 and len(traj.events) == 1)
+    out["event_time"] = match[0].time if match else np.nan
+    out["event_err"] = abs(match[0].time - expected[1]) if match else np.inf
+    after = match[0].sample + 1 if match else 0
+    want = {None: STICKING, "slip": SLIDING, "stick": STICKING}[expected and expected[0]]
+    out["mode_after"] = bool(np.all(mode[after:] == want))
+    out["pos_err"] = float(np.max(np.abs(s - s_cf)[sliding])) if sliding.any() else np.nan
+    out["rest_err"] = float(np.max(np.abs(s - s_cf)[sticking])) if sticking.any() else np.nan
+    first = int(np.argmax(sticking))
+    out["rest"] = float(np.max(np.abs(p[sticking] - p[first]))) if sticking.any() else np.nan
     out["fn_err"] = float(np.max(np.abs(fn - m * g * math.cos(theta))))
-    weight_t = m * g * math.sin(theta)
-    out["ft_err"] = float(np.max(np.abs(ft[sticking] - weight_t))) if sticking.any() and \
-        case == "(a) sticks" else np.nan
+    out["ft_err"] = float(np.max(np.abs(ft - ft_cf)[sticking])) if sticking.any() else np.nan
     out["ratio_err"] = float(np.max(np.abs(ft[sliding] / fn[sliding] - mu))) \
         if sliding.any() else np.nan
-    out["margin_min"] = float(np.min((mu * fn - ft)[sticking])) if sticking.any() else np.nan
-    out["all_sticking"] = bool(np.all(sticking))
-    out["sliding_after_slip"] = bool(slips) and bool(np.all(
-        mode[slips[0].sample + 1:] == SLIDING))
+    inside = sticking.copy()          # not at an event: its sample is just past the zero
+    inside[[ev.sample for ev in traj.events]] = False
+    out["margin_min"] = float(np.min((mu * fn - ft)[inside])) if inside.any() else np.nan
     return out
 
 
@@ -522,33 +553,36 @@ def rows_of(sphere, sweep, blocks, solo, g, stopped):
                      s["error"], "s", s["event_tol"]))
     for case, b in blocks.items():
         sec = f"block {case}"
-        if case == "(a) sticks":
-            r.append(_row(sec, "events", len(b["events"]), "count", 0, not b["events"]))
-            r.append(_row(sec, "sticking throughout", "", "", None, b["all_sticking"]))
-            r.append(_le(sec, "displacement, max", b["rest"], "m", L["block_rest"]))
-            r.append(_le(sec, "normal force against m g cos(theta), max error", b["fn_err"],
-                         "N", L["block_force"]))
-            r.append(_le(sec, "tangential force against m g sin(theta), max error",
-                         b["ft_err"], "N", L["block_force"]))
-            r.append(_row(sec, "cone margin mu lambda_n - |lambda_t|, min", b["margin_min"], "N",
-                          None, b["margin_min"] > 0))
+        exp = b["expected"]
+        if exp is None:
+            r.append(_row(sec, "no event", len(b["events"]), "count", 0, b["event_ok"]))
+            r.append(_row(sec, "sticking throughout", "", "", None, b["mode_after"]))
         else:
-            r.append(_row(sec, "one slip event and no other", b["n_slip"], "count", 1,
-                          b["n_slip"] == 1 and not b["others"]))
-            r.append(_le(sec, "slip time against t*, error", abs(b["t_slip"] - b["t_slip_cf"]),
-                         "s", L["block_slip_time"]))
-            r.append(_row(sec, "sliding from the slip to the end", "", "", None,
-                          b["sliding_after_slip"]))
-            r.append(_le(sec, "position down the slope against the closed form, max error "
-                              "while sliding", b["pos_err"], "m", L["block_position"]))
-            r.append(_le(sec, "|lambda_t|/lambda_n - mu while sliding, max",
-                         b["ratio_err"], "", L["block_ratio"]))
-            r.append(_le(sec, "normal force against m g cos(theta), max error", b["fn_err"],
-                         "N", L["block_force"]))
-            if case == "(c) pushed":
-                r.append(_le(sec, "displacement before the slip, max", b["rest"], "m",
-                             L["block_rest"]))
-            r.append(_row(sec, "slip time", b["t_slip"], "s"))
+            kind, after = exp[0], {"slip": "sliding", "stick": "sticking"}[exp[0]]
+            r.append(_row(sec, f"one {kind} event and no other", len(b["events"]), "count", 1,
+                          b["event_ok"]))
+            r.append(_le(sec, f"{kind} time against the closed form, error", b["event_err"], "s",
+                         L["block_event_time"]))
+            r.append(_row(sec, f"{after} from the {kind} to the end", "", "", None,
+                          b["mode_after"]))
+            r.append(_row(sec, f"{kind} time", b["event_time"], "s"))
+        if np.isfinite(b["pos_err"]):
+            r.append(_le(sec, "distance down the slope against the closed form while sliding, "
+                              "max error", b["pos_err"], "m", L["block_position"]))
+            r.append(_le(sec, "|lambda_t|/lambda_n - mu while sliding, max", b["ratio_err"], "",
+                         L["block_ratio"]))
+        if np.isfinite(b["rest"]):
+            r.append(_le(sec, "displacement while sticking, max", b["rest"], "m",
+                         L["block_rest"]))
+            r.append(_le(sec, "position while sticking against the closed form, max error",
+                         b["rest_err"], "m", L["block_position"]))
+            r.append(_le(sec, "tangential force while sticking against m g sin(theta) (+ k t), "
+                              "max error", b["ft_err"], "N", L["block_force"]))
+            r.append(_row(sec, "cone margin mu lambda_n - |lambda_t| while sticking (event "
+                               "samples apart), min",
+                          b["margin_min"], "N", None, b["margin_min"] > 0))
+        r.append(_le(sec, "normal force against m g cos(theta), max error", b["fn_err"], "N",
+                     L["block_force"]))
         r.append(_row(sec, "distance off the downhill line, max", b["off"], "m"))
         r.append(_row(sec, "rotation |R - I|, max", b["rotation"], ""))
     sec = "solo"
@@ -626,7 +660,7 @@ def plot(sphere_traj, sphere, sweep, block_trajs, blocks, solo_traj, solo, path,
           title="first touch-down against event_tol (events='stop')")
     a.legend(fontsize=7)
     # -- block
-    colors = {"(a) sticks": "C0", "(b) slides": "C1", "(c) pushed": "C2"}
+    colors = {"(a) sticks": "C0", "(b) slides": "C1", "(c) pushed": "C2", "(d) launched": "C4"}
     for case, traj in block_trajs.items():
         r = blocks[case]
         c = colors[case]
@@ -635,15 +669,17 @@ def plot(sphere_traj, sphere, sweep, block_trajs, blocks, solo_traj, solo, path,
         err = np.abs(r["s"] - r["s_cf"])
         ax[1, 1].semilogy(traj.time, np.maximum(err, 1e-18), color=c, lw=1.0, label=case)
         ax[1, 2].plot(traj.time, r["margin"], color=c, lw=1.0, label=case)
-        if np.isfinite(r["t_slip"]):
+        if np.isfinite(r["event_time"]):
             for a in (ax[1, 0], ax[1, 2]):
-                a.axvline(r["t_slip"], color=c, lw=0.6, ls=":")
+                a.axvline(r["event_time"], color=c, lw=0.6, ls=":")
     ax[1, 0].set(xlabel="t (s)", ylabel="s (m)",
                  title=f"2. block on a {math.degrees(SLOPE):g}° incline: distance down the "
                        "slope (dashed: closed form)")
-    ax[1, 1].set(xlabel="t (s)", ylabel="m", title=r"$|s - s^*|$ (sticking: displacement)")
+    ax[1, 1].set(xlabel="t (s)", ylabel="m",
+                 title=r"$|s - s^*|$ (sticking: the displacement; 0 drawn at $10^{-18}$)")
     ax[1, 2].set(xlabel="t (s)", ylabel="N",
-                 title=r"cone margin $\mu\lambda_n - |\lambda_t|$ (dotted: slip events)")
+                 title=r"cone margin $\mu\lambda_n - |\lambda_t|$ (dotted: the slip and stick "
+                       "events)")
     ax[1, 2].axhline(0.0, color="k", lw=0.6)
     for a in ax[1]:
         a.legend(fontsize=7)
@@ -655,8 +691,9 @@ def plot(sphere_traj, sphere, sweep, block_trajs, blocks, solo_traj, solo, path,
                       ls="--", color=f"C{c}", label=f"{foot} tangential")
     ax[2, 0].axhline(0.25 * g * solo["mass"], color="k", lw=0.6, ls=":", label="m g / 4")
     ax[2, 0].set(xlabel="t (s)", ylabel="N",
-                 title=f"3. Solo-12 dropped from {SOLO_DROP * 100:g} cm: contact forces "
-                       f"(mu = {SOLO_MU:g})")
+                 title=f"3. Solo-12 dropped from {SOLO_DROP * 100:g} cm, mu = {SOLO_MU:g}: "
+                       "contact forces\nnormal (solid), tangential (dashed); the four feet's "
+                       "curves coincide")
     ax[2, 0].legend(fontsize=6, ncol=2)
     ax[2, 1].plot(t, solo["z"], color="C0", lw=1.0)
     ax[2, 1].axvline(solo["t_cf"], color="k", lw=0.6, ls=":", label=r"$\sqrt{2h/g}$")
@@ -781,9 +818,12 @@ def report(sphere, sweep, blocks, solo, seconds, g):
           f"{math.degrees(SLOPE):g}° incline, tan = {math.tan(SLOPE):.4f} ({seconds['block']:.1f} s)")
     for case, b in blocks.items():
         ev = ", ".join(f"{k} at {t:.10f} s" for k, t in b["events"]) or "no events"
-        print(f"   {case}: mu = {b['mu']:g}: {ev}; closed-form slip at {b['t_slip_cf']:.10f} s; "
-              f"max |s - s*| sliding {b['pos_err']:.1e} m, at rest {b['rest']:.1e} m, "
-              f"normal force error {b['fn_err']:.1e} N")
+        exp = "none" if b["expected"] is None else \
+            f"{b['expected'][0]} at {b['expected'][1]:.10f} s"
+        print(f"   {case}: mu = {b['mu']:g}: {ev} (closed form: {exp}); max |s - s*| sliding "
+              f"{b['pos_err']:.1e} m, sticking {b['rest_err']:.1e} m; displacement sticking "
+              f"{b['rest']:.1e} m; force errors normal {b['fn_err']:.1e} N, tangential "
+              f"sticking {b['ft_err']:.1e} N")
     print(f"\n3. Solo-12 ({solo['mass']:.3f} kg) dropped from {SOLO_DROP * 100:g} cm, "
           f"mu = {SOLO_MU:g}, e = 0, PD Kp = {SOLO_KP:g}, Kd = {SOLO_KD:g} "
           f"({seconds['solo']:.1f} s)")

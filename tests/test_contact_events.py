@@ -36,8 +36,8 @@ def test_writes_tables_and_figure(quick):
     out, text, rows = quick
     assert (out / "contact_events.png").stat().st_size > 10_000
     assert list(rows[0]) == ["machine", "code"] + CE.FIELDS
-    assert {r["section"] for r in rows} == {"sphere", "block (a) sticks", "block (b) slides",
-                                            "block (c) pushed", "solo", "runtime"}
+    assert {r["section"] for r in rows} == {"sphere", "solo", "runtime"} | {
+        f"block {case}" for case in CE.BLOCK_CASES}
     bounces = read_rows(out / "contact_events_bounces.csv")
     _, _, n_rest = CE.bounce_closed_form(CE.DROP, CE.RESTITUTION, 9.81, CE.REST_VELOCITY)
     assert [int(b["n"]) for b in bounces] == list(range(1, n_rest + 1))
@@ -84,22 +84,41 @@ def test_bounce_closed_form_solves_the_recurrence():
 
 
 def test_block_closed_forms_obey_newton():
-    """s'' of the closed forms equals the net force along the slope over m:
-    g (sin θ − μ cos θ) sliding, k (t − t*)/m after a push's slip, 0 before."""
+    """s'' of the closed forms, by central differences (exact for their
+    polynomial pieces), equals the force along the slope over m:
+    g (sin θ − μ cos θ) while sliding, k (t − t*)/m after the push's slip,
+    0 while sticking; (d) starts at v₀ and stops where s' reaches 0."""
     g, m, th = 9.81, CE.BLOCK_MASS, CE.SLOPE
     t = np.linspace(0.0, 1.5, 301)
     dt = t[1] - t[0]
-    for case, acc in (("(b) slides", lambda t: g * (math.sin(th) - CE.MU_SLIDE * math.cos(th))
-                       + 0 * t),
-                      ("(c) pushed", None)):
-        s, ts = CE.block_closed_form(case, t, g)
-        if acc is None:
-            assert math.isclose(CE.PUSH_RATE * ts, m * g * (CE.MU_STICK * math.cos(th)
-                                                            - math.sin(th)), rel_tol=1e-14)
-            acc = lambda t: np.where(t > ts, CE.PUSH_RATE * (t - ts) / m, 0.0)   # noqa: E731
+
+    def sliding(mu):
+        return g * (math.sin(th) - mu * math.cos(th))
+
+    cases = {"(a) sticks": (None, lambda t: 0.0 * t),
+             "(b) slides": (0.0, lambda t: sliding(CE.MU_SLIDE) + 0.0 * t),
+             "(c) pushed": (m * g * (CE.MU_STICK * math.cos(th) - math.sin(th)) / CE.PUSH_RATE,
+                            None),
+             "(d) launched": (-CE.LAUNCH / sliding(CE.MU_STICK), None)}
+    ts_c, ts_d = cases["(c) pushed"][0], cases["(d) launched"][0]
+    cases["(c) pushed"] = (ts_c, lambda t: np.where(t > ts_c, CE.PUSH_RATE * (t - ts_c) / m, 0.0))
+    cases["(d) launched"] = (ts_d, lambda t: np.where(t < ts_d, sliding(CE.MU_STICK), 0.0))
+    assert set(cases) == set(CE.BLOCK_CASES)
+    for case, (ts, acc) in cases.items():
+        s, event = CE.block_closed_form(case, t, g)
+        assert s[0] == 0.0
+        if ts is None:
+            assert event is None
+            ts = -1.0
+        else:
+            assert event[0] == ("stick" if case == "(d) launched" else "slip")
+            assert math.isclose(event[1], ts, rel_tol=1e-14, abs_tol=0.0), case
         fd = (s[2:] - 2 * s[1:-1] + s[:-2]) / dt ** 2
         inner = np.abs(t[1:-1] - ts) > 2 * dt
-        np.testing.assert_allclose(fd[inner], acc(t[1:-1])[inner], rtol=0, atol=1e-9)
-    s, ts = CE.block_closed_form("(a) sticks", t, g)
-    assert ts == math.inf and not s.any()
-    assert math.tan(th) < CE.MU_STICK and math.tan(th) > CE.MU_SLIDE
+        np.testing.assert_allclose(fd[inner], acc(t[1:-1])[inner], rtol=0, atol=1e-9,
+                                   err_msg=case)
+    s, _ = CE.block_closed_form("(d) launched", np.array([1e-6, ts_d, 2 * ts_d]), g)
+    assert math.isclose((s[0] / 1e-6), CE.LAUNCH, rel_tol=1e-5)           # s'(0) = v₀
+    assert s[2] == s[1] and math.isclose(s[1], CE.LAUNCH ** 2 / (2 * -sliding(CE.MU_STICK)),
+                                         rel_tol=1e-14)
+    assert CE.MU_SLIDE < math.tan(th) < CE.MU_STICK
