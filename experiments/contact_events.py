@@ -137,7 +137,7 @@ FULL = dict(sphere_time=6.0, sphere_dt=1e-3, tols=tuple(10.0 ** -k for k in rang
 TARGETS = dict(
     sphere_times=5e-8,          # s: max |t_n - t_n*| over the bounces (each adds a few event_tol)
     sphere_heights=1e-9,        # m: max |h_n - h_n*| (impact n adds (1 - e^2) v_n event_tol)
-    sphere_loss=1e-8,           # J: energy lost per impact (m g times the heights' and gaps' errors)
+    sphere_loss=1e-8,           # J: loss per impact (m g times the heights' and gaps' errors)
     sphere_flight=1e-12,        # m: max change of phi + phi'^2/(2 g) within a flight
     sphere_rest_force=1e-9,     # N: |lambda_n - m g| at rest
     sphere_rest_time=5e-8,      # s: |t_rest - t_{n_rest}*|
@@ -509,20 +509,22 @@ def completed(run, *args, **kw):
 
 # =============================================================== targets ==
 
-FIELDS = ["section", "quantity", "value", "unit", "target", "met"]
+# ``kind``: the part of the study a row belongs to ("sphere", "block (a) sticks", …, "solo"),
+# which experiments._targets puts before the quantity in a target's name.
+FIELDS = ["kind", "quantity", "value", "unit", "target", "met"]
 BOUNCE_FIELDS = ["n", "t_sim", "t_closed", "t_error", "h_sim", "h_closed", "h_error",
                  "energy_loss", "loss_closed", "loss_error"]
 
 
-def _row(section, quantity, value, unit, target=None, met=None):
-    return dict(section=section, quantity=quantity, value=value, unit=unit,
+def _row(kind, quantity, value, unit, target=None, met=None):
+    return dict(kind=kind, quantity=quantity, value=value, unit=unit,
                 target="" if target is None else target,
                 met="" if met is None else ("yes" if met else "no"))
 
 
-def _le(section, quantity, value, unit, limit):
+def _le(kind, quantity, value, unit, limit):
     ok = bool(np.isfinite(value) and value <= limit)
-    return _row(section, quantity, value, unit, limit, ok)
+    return _row(kind, quantity, value, unit, limit, ok)
 
 
 def rows_of(sphere, sweep, blocks, solo, g, stopped):
@@ -779,7 +781,7 @@ def main(argv=None):
         if r["met"]:
             v = r["value"]
             text = f"{v:.3g}" if isinstance(v, (float, np.floating)) else str(v)
-            print(f"target {'met' if r['met'] == 'yes' else 'missed':<6} [{r['section']}] "
+            print(f"target {'met' if r['met'] == 'yes' else 'missed':<6} [{r['kind']}] "
                   f"{r['quantity']}: {text}" + (f" (limit {r['target']:g})"
                                                 if isinstance(r["target"], float) else ""))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -815,7 +817,8 @@ def report(sphere, sweep, blocks, solo, seconds, g):
     for s in sweep:
         print(f"   {s['event_tol']:<10.0e} {s['error']:.2e}")
     print(f"\n2. Block (m = {BLOCK_MASS:g} kg, contact point at its centre of mass) on a "
-          f"{math.degrees(SLOPE):g}° incline, tan = {math.tan(SLOPE):.4f} ({seconds['block']:.1f} s)")
+          f"{math.degrees(SLOPE):g}° incline, tan = {math.tan(SLOPE):.4f} "
+          f"({seconds['block']:.1f} s)")
     for case, b in blocks.items():
         ev = ", ".join(f"{k} at {t:.10f} s" for k, t in b["events"]) or "no events"
         exp = "none" if b["expected"] is None else \

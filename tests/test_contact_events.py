@@ -28,7 +28,7 @@ def quick(tmp_path_factory):
 
 
 def _targets_of(rows, prefix):
-    mine = [r for r in rows if r["section"].startswith(prefix)]
+    mine = [r for r in rows if r["kind"].startswith(prefix)]
     return _targets.targets_in(mine)
 
 
@@ -36,7 +36,7 @@ def test_writes_tables_and_figure(quick):
     out, text, rows = quick
     assert (out / "contact_events.png").stat().st_size > 10_000
     assert list(rows[0]) == ["machine", "code"] + CE.FIELDS
-    assert {r["section"] for r in rows} == {"sphere", "solo", "runtime"} | {
+    assert {r["kind"] for r in rows} == {"sphere", "solo", "runtime"} | {
         f"block {case}" for case in CE.BLOCK_CASES}
     bounces = read_rows(out / "contact_events_bounces.csv")
     _, _, n_rest = CE.bounce_closed_form(CE.DROP, CE.RESTITUTION, 9.81, CE.REST_VELOCITY)
@@ -62,8 +62,8 @@ def test_sphere_sweep_has_one_target_per_tolerance(quick):
 
 
 def test_bounce_closed_form_solves_the_recurrence():
-    """tₙ₊₁ = tₙ + 2 vₙ⁺/g with vₙ⁺ = eⁿ √(2 g h₀); hₙ = (vₙ⁺)²/(2g); the rest
-    impact is the first whose rebound is below the rest velocity."""
+    """tₙ₊₁ = tₙ + 2 vₙ⁺/g with vₙ⁺ = eⁿ √(2 g h₀); hₙ = (vₙ⁺)²/(2g);
+    the rest impact is the first whose rebound is below the rest velocity."""
     g, h0, e, v_rest = 9.81, 1.0, 0.8, 1e-3
     t, h, n_rest = CE.bounce_closed_form(h0, e, g, v_rest)
     v = math.sqrt(2 * g * h0)
