@@ -283,9 +283,14 @@ class _Hybrid:
         return (ConstraintSet(self.model, items) if items else None), rows
 
     def _direction(self, i, vt):
-        """The friction direction of sliding contact ``i`` (opposing the slip)."""
+        """The friction direction of sliding contact ``i``: opposing the slip,
+        and kept as it was at the segment's start once the slip velocity
+        turns against its initial direction (there the contact sticks, an
+        event, and the motion up to it stays smooth)."""
         s = float(np.linalg.norm(vt[i]))
-        return -vt[i] / s if s > SLIP_TOL else self.d[i]
+        if s > SLIP_TOL and vt[i] @ self.s0[i] > 0.0:
+            return -vt[i] / s
+        return self.d[i]
 
     def _unit_wrench(self, i, p, d):
         """Applied wrench ``(1, N, 6)`` of a unit force along ``d`` at ``p``."""
@@ -510,7 +515,8 @@ class _Hybrid:
                     modes[i] = STICK
                 else:
                     modes[i] = SLIDE
-                    self.d[i] = -vt[i] / np.linalg.norm(vt[i])
+                    self.s0[i] = vt[i] / np.linalg.norm(vt[i])
+                    self.d[i] = -self.s0[i]
         for _ in range(4 * nc + 1):
             cs, rows = self._constraints(modes)
             F, lam_n, _, _ = self._solve(t, state, modes, cs, rows)
@@ -523,6 +529,7 @@ class _Hybrid:
             if margins[j] < -self.force_tol:
                 ft = F[j] - (F[j] @ cl.normal[j]) * cl.normal[j]
                 self.d[j] = ft / max(np.linalg.norm(ft), 1e-300)
+                self.s0[j] = -self.d[j]
                 modes[j] = SLIDE
                 slips.append((j, 2))
                 continue
@@ -538,7 +545,11 @@ class _Hybrid:
         for i in range(nc):
             if modes[i] == SLIDE:
                 s = float(np.linalg.norm(vt[i]))
-                self.s0[i] = vt[i] / s if s > SLIP_TOL else -self.d[i]
+                if s > SLIP_TOL:
+                    self.s0[i] = vt[i] / s
+                    self.d[i] = -self.s0[i]
+                else:
+                    self.s0[i] = -self.d[i]
         return state, modes, imp, slips
 
     def _impact(self, state, vn, vt, touching):
@@ -741,6 +752,7 @@ class _Hybrid:
                 F, _, _, _ = self._solve(t, state, modes, cs, rows)
                 ft = F[i] - (F[i] @ self.cl.normal[i]) * self.cl.normal[i]
                 self.d[i] = ft / max(np.linalg.norm(ft), 1e-300)
+                self.s0[i] = -self.d[i]
                 new[i] = SLIDE
             else:
                 new[i] = STICK
