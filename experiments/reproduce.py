@@ -69,6 +69,8 @@ STUDIES = (
                        "dynamics of order 2", False),
     ("bench_control", "control: one controller step against single calls", False),
     ("bench_simulate", "simulation: steps per second and their cost split", False),
+    ("contact_events", "simulation with contact events: bouncing sphere, block on an incline, "
+                       "Solo-12 dropped on its feet, against closed forms", False),
     ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "
                     "per-task overhead", False),
     ("bench_symbolic", "symbolic functions: graph size, generated C against the authors' C++, "
