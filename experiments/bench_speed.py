@@ -67,9 +67,9 @@ from tqdm import tqdm
 
 import liedyn
 from liedyn._jit import njit
-from liedyn.forward import forward_dynamics_kernel
-from liedyn.hybrid import hybrid_dynamics_kernel
-from liedyn.inverse import inverse_dynamics_kernel
+from liedyn.algorithm.forward import forward_dynamics_kernel
+from liedyn.algorithm.hybrid import hybrid_dynamics_kernel
+from liedyn.algorithm.inverse import inverse_dynamics_kernel
 from experiments import _bench as B
 from experiments import _fit
 from experiments._provenance import stamp
@@ -393,7 +393,7 @@ def section_batch(rng, rows):
                          value=ratio, unit="ratio"))
         lines.append([alg, B.us(t[f"{alg} batch"]), B.us(t[f"{alg} single"]), f"{ratio:.3f}"])
     B.print_table(f"aerial manipulator (N = 7), r = 5, {S} samples, "
-                  f"{liedyn.batch.available_cores()} threads: mean per-sample time",
+                  f"{liedyn.algorithm.batch.available_cores()} threads: mean per-sample time",
                   ["", "batch us", "single us", "batch/single"], lines)
 
 

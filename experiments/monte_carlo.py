@@ -283,7 +283,7 @@ def batch_timing(model, C, V, q, client=None):
     ref = ld.inverse_dynamics_batch(model, C, V, q, r)
     rows = []
     if client is None:
-        rows.append(dict(how=f"in memory, {ld.batch.available_cores()} threads", chunk=B,
+        rows.append(dict(how=f"in memory, {ld.algorithm.batch.available_cores()} threads", chunk=B,
                          seconds=best_time(lambda: ld.inverse_dynamics_batch(model, C, V, q, r),
                                            3)[0]))
     for chunk in BATCH_CHUNKS:
@@ -330,7 +330,7 @@ def measure(cfg, log):
     drifts alike for both; the least time of each), per-task overhead,
     batches and the scheduler's task rate."""
     out = dict(load=[load_average()])
-    cores = ld.batch.available_cores()
+    cores = ld.algorithm.batch.available_cores()
     model, C, V, q = batch_inputs(cfg)
     with local_cluster(1) as one:
         t0 = time.perf_counter()
@@ -484,7 +484,7 @@ def main(argv=None):
     cfg = FULL if args.full else QUICK
     stem = output_stem(args, "monte_carlo")
     args.out.mkdir(parents=True, exist_ok=True)
-    cores = ld.batch.available_cores()
+    cores = ld.algorithm.batch.available_cores()
 
     def log(text):
         print(text, flush=True)

@@ -1,24 +1,27 @@
 """liedyn: higher-order time derivatives of floating-base rigid-body dynamics
 on Lie groups (spatial twists, base on the whole of SE(3))."""
 
-from . import se3
-from .batch import forward_dynamics_batch, inverse_dynamics_batch
-from .centroidal import CentroidalResult, centroidal, centroidal_momentum_matrix
-from .closed_form import (ClosedFormJets, closed_form_inverse_dynamics, closed_form_jets,
-                          coriolis_matrix, damping_matrix, gravity_vector, mass_matrix)
-from .forward import forward_dynamics
-from .frames import FrameKinematicsResult, frame_jacobian, frame_kinematics, frame_pose
-from .hybrid import hybrid_dynamics
-from .ik import InverseKinematicsResult, inverse_kinematics
-from .inverse import inverse_dynamics
-from .kinematics import forward_kinematics
-from .model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
-from .urdf import URDFError, URDFWarning, load_urdf, parse_urdf
-from .results import (ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult,
-                      KinematicsResult)
+import sys as _sys
+
+from .spatial import se3
+from .multibody.model import Model, ModelBuilder, Prismatic, Revolute, check_inertia
+from .multibody.results import (ForwardDynamicsResult, HybridDynamicsResult,
+                                InverseDynamicsResult, KinematicsResult)
+from .multibody.workspace import Workspace
+from .algorithm.batch import forward_dynamics_batch, inverse_dynamics_batch
+from .algorithm.centroidal import CentroidalResult, centroidal, centroidal_momentum_matrix
+from .algorithm.closed_form import (ClosedFormJets, closed_form_inverse_dynamics,
+                                    closed_form_jets, coriolis_matrix, damping_matrix,
+                                    gravity_vector, mass_matrix)
+from .algorithm.forward import forward_dynamics
+from .algorithm.frames import FrameKinematicsResult, frame_jacobian, frame_kinematics, frame_pose
+from .algorithm.hybrid import hybrid_dynamics
+from .algorithm.ik import InverseKinematicsResult, inverse_kinematics
+from .algorithm.inverse import inverse_dynamics
+from .algorithm.kinematics import forward_kinematics
+from .parsers.urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .simulation import (ContactEvent, Inputs, SimulationError, State, Trajectory, project_state,
                          simulate)
-from .workspace import Workspace
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
                       ConstraintSet, Contact1D, Contact3D, Contact6D,
                       constrained_forward_dynamics, constrained_inverse_dynamics,
@@ -28,6 +31,12 @@ from .contact import (FrictionDistributionResult, GapResult, ImpactResult, Plane
                       friction_cone_margin, impact, impulse_dynamics, point_contacts,
                       time_to_slip, unilateral_forward_dynamics)
 from . import control, trajectory
+
+# The SE(3) module lives in liedyn/spatial/se3.py; its public name stays
+# liedyn.se3 (``ld.se3.exp``, ``import liedyn.se3``, ``from liedyn.se3 import exp``),
+# the same module object under both names.
+_sys.modules[__name__ + ".se3"] = se3
+del _sys
 
 __all__ = [
     "se3", "Model", "ModelBuilder", "Revolute", "Prismatic", "check_inertia", "Workspace",

@@ -36,7 +36,7 @@ callee typed inside another kernel).
 Laziness: nothing is hashed, created or read at import. The folder is chosen
 at the first kernel call of a process. At the first compilation of a process
 (a cache miss) one line on stderr says that kernels are being compiled,
-naming the group (the module, such as ``liedyn.inverse``) and the kernel
+naming the group (the module, such as ``liedyn.algorithm.inverse``) and the kernel
 compiled first, and older cache folders are pruned (see :func:`_prune`);
 every later group compiled in that process gets one short line of its own,
 so a long first call says what it is waiting for.
@@ -424,7 +424,7 @@ def njit(fn=None, *, inline=False):
     ``inline=True`` inlines the function into its callers at numba's IR level,
     for the small per-body helpers called in the innermost loops. Parallel
     loops are not used: the batch functions run plain threads over these
-    kernels (:mod:`liedyn.batch`), so no OpenMP or TBB runtime is loaded.
+    kernels (:mod:`liedyn.algorithm.batch`), so no OpenMP or TBB runtime is loaded.
     """
     if fn is None:
         return lambda f: njit(f, inline=inline)

@@ -49,12 +49,12 @@ import numpy as np
 from ._checks import (OK, _all_finite, as_array, check_motion_slow, check_pose, check_scalar,
                       check_type, is_pose, motion_args, plain)
 from ._jit import Kernel, njit
-from .forward import forward_dynamics
-from .inverse import inverse_dynamics
-from .model import check_model
-from .se3 import _Ad_into, _Ad_T_into, _ad_acc, _coad_acc, _inv_into, _log_into
+from .algorithm.forward import forward_dynamics
+from .algorithm.inverse import inverse_dynamics
+from .multibody.model import check_model
+from .spatial.se3 import _Ad_into, _Ad_T_into, _ad_acc, _coad_acc, _inv_into, _log_into
 from .simulation import Inputs, State
-from .workspace import Workspace, binomials
+from .multibody.workspace import Workspace, binomials
 
 __all__ = [
     "gains_from_poles", "Target", "base_error", "FeedbackLinearization", "Linearization",

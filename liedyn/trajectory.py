@@ -55,11 +55,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import se3
+from .spatial import se3
 from ._checks import about_base, as_array, check_order, check_pose, check_rotation, check_scalar
-from .frames import leibniz, position_jet
-from .results import _hat
-from .workspace import binomials
+from .algorithm.frames import leibniz, position_jet
+from .multibody.results import _hat
+from .multibody.workspace import binomials
 
 __all__ = ["from_pose_jet", "to_pose_jet", "twist_to_spatial", "twist_from_spatial",
            "SampledTrajectory", "TrajectoryJets", "taylor", "REPRESENTATIONS",
@@ -326,7 +326,7 @@ def _spatial(C0, w, p_dot, base):
 
 def _omega_p_dot(C0, V, base):
     """``(ω, ṗ)`` jets from a spatial twist jet: ``ṗ = ω × p + v``, by
-    :func:`liedyn.frames.position_jet`."""
+    :func:`liedyn.algorithm.frames.position_jet`."""
     if base:
         return V[:, :3].copy(), V[:, 3:].copy()
     return V[:, :3].copy(), position_jet(C0[:3, 3], V, len(V))[1:]

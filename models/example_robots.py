@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 from liedyn import load_urdf
-from liedyn.urdf import URDFWarning
+from liedyn.parsers.urdf import URDFWarning
 
 # id: (file under robots/, floating base, what it exercises)
 ROBOTS = {

@@ -36,7 +36,7 @@ from math import factorial
 import mpmath
 import numpy as np
 
-from liedyn.model import JOINT_REVOLUTE
+from liedyn.multibody.model import JOINT_REVOLUTE
 
 # ------------------------------------------------------------ series algebra --
 

@@ -25,9 +25,9 @@ import pytest
 
 import liedyn
 from liedyn import ModelBuilder, Revolute, centroidal, centroidal_momentum_matrix, se3
-from liedyn.frames import inverse_adjoint_jet
+from liedyn.algorithm.frames import inverse_adjoint_jet
 from liedyn.interop.pinocchio import swap_halves, to_pinocchio
-from liedyn.workspace import binomials
+from liedyn.multibody.workspace import binomials
 from models.trees import random_inertia, random_tree
 from tests.helpers import rel_err
 from tests.robots import Trajectory, joint_sample, real_robot

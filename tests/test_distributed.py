@@ -290,7 +290,7 @@ def test_without_a_client_a_short_study_stays_here_and_a_long_one_starts_a_local
                     for c in cols) and list(r["error"]) == [x[1] for x in ref]
                 for r in (short, long)]
         print(json.dumps(dict(short=short.where, long=long.where, same=same,
-                              cores=ld.batch.available_cores(),
+                              cores=ld.algorithm.batch.available_cores(),
                               workers=sorted({t["worker"].split(" ")[0] for t in long.tasks}))))
     """, timeout=600)
     r = json.loads(out.splitlines()[-1])

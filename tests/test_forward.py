@@ -393,8 +393,8 @@ def test_each_kernel_is_compiled_once_for_every_base_and_order():
     applied wrenches) runs one compiled specialisation of its kernel, and
     hybrid dynamics one of its own: later calls neither recompile nor add a
     second copy of the recursion."""
-    from liedyn.forward import _FORWARD_DYNAMICS
-    from liedyn.hybrid import _HYBRID_DYNAMICS
+    from liedyn.algorithm.forward import _FORWARD_DYNAMICS
+    from liedyn.algorithm.hybrid import _HYBRID_DYNAMICS
     _forward_dynamics, _hybrid_dynamics = _FORWARD_DYNAMICS.dispatcher, _HYBRID_DYNAMICS.dispatcher
     rng = np.random.default_rng(151)
     floating = random_tree(rng, 4)

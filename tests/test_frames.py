@@ -13,9 +13,9 @@ import pytest
 
 import liedyn
 from liedyn import frame_jacobian, frame_kinematics, frame_pose, se3
-from liedyn.frames import REFERENCES
+from liedyn.algorithm.frames import REFERENCES
 from liedyn.interop.pinocchio import to_pinocchio
-from liedyn.workspace import binomials
+from liedyn.multibody.workspace import binomials
 from tests.helpers import rel_err
 from tests.robots import Trajectory, central_difference_errors, real_robot, tree_with_frames
 

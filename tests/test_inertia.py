@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from liedyn import ModelBuilder, se3
-from liedyn.inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
-from liedyn.workspace import binomials
+from liedyn.spatial.inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
+from liedyn.multibody.workspace import binomials
 from models.trees import random_inertia
 from tests.helpers import rel_err
 

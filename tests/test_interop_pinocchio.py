@@ -20,10 +20,10 @@ import pytest
 
 import liedyn
 from liedyn import se3
-from liedyn.model import JOINT_REVOLUTE
+from liedyn.multibody.model import JOINT_REVOLUTE
 from liedyn.interop.pinocchio import (depth_first_order, from_pinocchio, pair, swap_halves,
                                       to_pinocchio)
-from liedyn.workspace import binomials
+from liedyn.multibody.workspace import binomials
 from models.aerial_manipulator import aerial_manipulator
 from models.trees import random_tree
 from tests.helpers import assert_close, rel_err, run_python

@@ -359,7 +359,7 @@ def _lagrange_generalised_forces(model, C_ref):
     for j in range(1, N):
         A = ca.DM(model.body_origin[j])
         e = np.array(model.joint_axis[j - 1])
-        if model.joint_type[j - 1] == liedyn.model.JOINT_REVOLUTE:
+        if model.joint_type[j - 1] == liedyn.multibody.model.JOINT_REVOLUTE:
             xj = model.joint_point[j - 1]
             local = (_hom(ca.DM.eye(3), ca.DM(xj)) @ _hom(_rot_sym(e, q[j - 1]), ca.DM.zeros(3))
                      @ _hom(ca.DM.eye(3), ca.DM(-xj)))

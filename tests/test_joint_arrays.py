@@ -11,7 +11,7 @@ import pinocchio as pin
 import pytest
 
 from liedyn import Model, load_urdf
-from liedyn.model import JOINT_PRISMATIC, JOINT_REVOLUTE
+from liedyn.multibody.model import JOINT_PRISMATIC, JOINT_REVOLUTE
 from tests.helpers import assert_close
 from tests.robots import load_robot, pinocchio_from_urdf, robot_path, tree_with_frames
 from tests.test_urdf import joint, link, robot

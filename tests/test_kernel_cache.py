@@ -320,7 +320,7 @@ def test_each_kernel_group_compiled_says_so_once(tmp_path):
     lines = [line for line in out.stderr.splitlines() if line.startswith("liedyn: compiling")]
     assert sum(NOTICE in line for line in lines) == 1 and NOTICE in lines[0], out.stderr
     groups = [line.split(" kernels (")[0].split()[-1] for line in lines]
-    assert len(groups) == len(set(groups)) and "liedyn.inverse" in groups, out.stderr
+    assert len(groups) == len(set(groups)) and "liedyn.algorithm.inverse" in groups, out.stderr
     assert all(len(line) < 100 for line in lines[1:]), out.stderr
     assert run(["-c", code], xdg, tmp).stderr == ""
 

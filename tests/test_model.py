@@ -11,7 +11,7 @@ import pytest
 
 import liedyn
 from liedyn import Model, ModelBuilder, Prismatic, Revolute, check_inertia, se3
-from liedyn.model import JOINT_PRISMATIC, JOINT_REVOLUTE
+from liedyn.multibody.model import JOINT_PRISMATIC, JOINT_REVOLUTE
 from models.trees import random_inertia
 from tests.helpers import assert_close
 

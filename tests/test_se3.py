@@ -396,7 +396,7 @@ def test_long_products_stay_valid_poses():
 def test_joint_exponential_equals_the_group_exponential(seed):
     """The closed form used for the model's joint screws (unit axis, pitch 0
     or pure translation) equals the general SE(3) exponential."""
-    from liedyn.kinematics import _joint_exp_into
+    from liedyn.algorithm.kinematics import _joint_exp_into
     rng = np.random.default_rng(900 + seed)
     e = rng.normal(size=3)
     e /= np.linalg.norm(e)

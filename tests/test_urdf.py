@@ -18,7 +18,7 @@ import pytest
 
 import liedyn
 from liedyn import load_urdf, se3
-from liedyn.urdf import URDFError, URDFWarning, parse_urdf
+from liedyn.parsers.urdf import URDFError, URDFWarning, parse_urdf
 from models.example_robots import pinocchio_from_urdf
 from tests.helpers import assert_close, rel_err
 from tests.robots import robots_dir as _robots_dir

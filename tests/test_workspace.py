@@ -249,10 +249,10 @@ def test_kernels_neither_recompile_nor_allocate():
         import numpy as np
         from numba.core.runtime import rtsys
         import liedyn
-        from liedyn import closed_form as cf
-        from liedyn.forward import _FORWARD_DYNAMICS
-        from liedyn.hybrid import _HYBRID_DYNAMICS
-        from liedyn.inverse import _INVERSE_DYNAMICS
+        from liedyn.algorithm import closed_form as cf
+        from liedyn.algorithm.forward import _FORWARD_DYNAMICS
+        from liedyn.algorithm.hybrid import _HYBRID_DYNAMICS
+        from liedyn.algorithm.inverse import _INVERSE_DYNAMICS
         from models.trees import benchmark_tree
 
         def allocations(kernel, args):

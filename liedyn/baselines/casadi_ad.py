@@ -100,11 +100,11 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("liedyn.baselines needs CasADi: pip install 'liedyn[casadi]'") from exc
 
-from .. import se3
+from ..spatial import se3
 from .._checks import (check_applied_slow, check_jet, check_motion_jet, check_motion_slow,
                        check_order, check_pose)
-from ..model import JOINT_REVOLUTE, check_model
-from ..workspace import binomials
+from ..multibody.model import JOINT_REVOLUTE, check_model
+from ..multibody.workspace import binomials
 
 SOLVERS = ("ldl", "qr")
 FORWARD = ("mass_matrix", "articulated")

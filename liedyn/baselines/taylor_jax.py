@@ -37,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 jax.config.update("jax_enable_x64", True)
 
 from .._checks import check_jet, check_order, check_pose                 # noqa: E402
-from ..model import JOINT_REVOLUTE, check_model                          # noqa: E402
+from ..multibody.model import JOINT_REVOLUTE, check_model                          # noqa: E402
 
 
 def _cross(a, b):

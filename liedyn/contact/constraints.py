@@ -37,13 +37,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import se3
+from ..spatial import se3
 from .._checks import as_array, check_motion_slow, check_order
-from ..frames import frame_arg, position_jet
-from ..kinematics import forward_kinematics
-from ..model import check_model
-from ..results import _freeze, _frozen_setattr, _hat
-from ..workspace import binomials
+from ..algorithm.frames import frame_arg, position_jet
+from ..algorithm.kinematics import forward_kinematics
+from ..multibody.model import check_model
+from ..multibody.results import _freeze, _frozen_setattr, _hat
+from ..multibody.workspace import binomials
 
 __all__ = ["Contact6D", "Contact3D", "Contact1D", "ConstraintSet", "constraint_jacobian",
            "constraint_error", "constraint_wrenches", "KIND_6D", "KIND_3D", "KIND_1D"]
@@ -268,7 +268,7 @@ class ConstraintSet:
         """A copy whose contacts with the world are anchored where their frames
         are at configuration ``(base_pose, q (n,))``: the position error ``φ``
         is then zero there (loops keep their own frames)."""
-        from ..frames import rest_kinematics
+        from ..algorithm.frames import rest_kinematics
         q = as_array(q, "q", shape=(self.model.n_joints,))
         fk = rest_kinematics(self.model, base_pose, q)
         d = self.data
@@ -293,7 +293,7 @@ def _unpickle_set(model, names, kinds, n_rows, rows, loop, data, index):
 
 
 def _frame_index(model, frame, arg):
-    """:func:`liedyn.frames.frame_arg`, with an unknown frame name reported
+    """:func:`liedyn.algorithm.frames.frame_arg`, with an unknown frame name reported
     under ``arg`` (the model's lookup names its own argument)."""
     if isinstance(frame, str) and frame not in model.frame_names:
         raise ValueError(f"{arg}: unknown frame {frame!r}")
@@ -341,7 +341,7 @@ def _body_jacobian(model, S, b):
 
 def _point_jets(model, fk, body, offset, K, B=None):
     """Jet (K+1, 3) of a point: the origin of ``offset`` on ``body``
-    (:func:`liedyn.frames.position_jet`), or of the world pose ``offset``
+    (:func:`liedyn.algorithm.frames.position_jet`), or of the world pose ``offset``
     (at rest)."""
     if body == WORLD:
         P = np.zeros((K + 1, 3))
@@ -443,7 +443,7 @@ def constraint_error(model, constraints, base_pose, q):
     ``nᵀ (p_a − p_b)``. A world contact without an anchor has no position
     error: its rows are NaN (anchor it with :meth:`ConstraintSet.anchored`).
     """
-    from ..frames import rest_kinematics
+    from ..algorithm.frames import rest_kinematics
     check_model(model)
     cs = check_constraints(model, constraints)
     q = as_array(q, "q", shape=(model.n_joints,))

@@ -47,12 +47,12 @@ import numpy as np
 from .._checks import (NOT_FINITE, OK, _all_finite, about_base, applied_arg,
                        check_applied_slow, check_jet, check_motion_slow, motion_args, raise_for)
 from .._jit import Kernel, njit
-from ..articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
-                           configuration, recover)
-from ..forward import base_outputs, check_forward_args, force_args, load_state
-from ..model import check_model_order
-from ..se3 import _log_so3_into, _shift_wrench_acc
-from ..workspace import workspace_for
+from ..algorithm.articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
+                                     configuration, recover)
+from ..algorithm.forward import base_outputs, check_forward_args, force_args, load_state
+from ..multibody.model import check_model_order
+from ..spatial.se3 import _log_so3_into, _shift_wrench_acc
+from ..multibody.workspace import workspace_for
 from .constraints import KIND_1D, KIND_6D, check_constraints
 from .results import ConstrainedForwardDynamicsResult
 
@@ -759,7 +759,7 @@ def minimum_norm_jets(cs, C0, base_twist, q, lam, rank):
     instant and its jets from ``Σ_a binom(k, a) J^(a)ᵀ N^(k−a) = 0``
     (``N^(k)`` taken in the range of ``J₀``). Where ``N`` does not move this
     returns ``lam`` itself."""
-    from ..workspace import binomials
+    from ..multibody.workspace import binomials
     from .constraints import _kinematics, jacobian_jets
     model = cs.model
     r = lam.shape[0] - 1

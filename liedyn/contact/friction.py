@@ -42,10 +42,10 @@ Glossary
 import numpy as np
 
 from .._checks import as_array, check_jet, check_motion_slow
-from ..inverse import inverse_dynamics
-from ..model import check_model_order
-from ..results import _freeze, _frozen_setattr
-from ..workspace import binomials
+from ..algorithm.inverse import inverse_dynamics
+from ..multibody.model import check_model_order
+from ..multibody.results import _freeze, _frozen_setattr
+from ..multibody.workspace import binomials
 from ._qp import INFEASIBLE, SOLVED, solve_qp
 from .constraints import _kinematics, jacobian_jets
 from .gaps import _real, check_contacts, point_constraints

@@ -34,9 +34,9 @@ Glossary
 import numpy as np
 
 from .._checks import as_array, check_order
-from ..frames import frame_arg
-from ..model import check_model
-from ..results import _freeze, _frozen_setattr
+from ..algorithm.frames import frame_arg
+from ..multibody.model import check_model
+from ..multibody.results import _freeze, _frozen_setattr
 from .constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
 
 __all__ = ["Plane", "PointContact", "point_contacts", "contact_gaps", "GapResult"]

@@ -27,9 +27,9 @@
 import numpy as np
 
 from .._checks import as_array
-from ..closed_form import mass_matrix
-from ..model import check_model
-from ..results import _freeze, _frozen_setattr
+from ..algorithm.closed_form import mass_matrix
+from ..multibody.model import check_model
+from ..multibody.results import _freeze, _frozen_setattr
 from .constraints import _kinematics, check_constraints, constraint_jacobian
 from .gaps import _real, check_contacts, gap_jets, normal_constraints
 from .unilateral import GAP_TOL, RANK_RTOL, solve_lcp

@@ -27,11 +27,11 @@ Order k (one matrix for every order, the weighted minimum-norm solution
 import numpy as np
 
 from .._checks import as_array, check_motion_slow, check_jet
-from ..frames import inverse_adjoint_jet
-from ..inverse import inverse_dynamics
-from ..model import check_model_order
-from ..results import _freeze, _frozen_setattr
-from ..workspace import binomials
+from ..algorithm.frames import inverse_adjoint_jet
+from ..algorithm.inverse import inverse_dynamics
+from ..multibody.model import check_model_order
+from ..multibody.results import _freeze, _frozen_setattr
+from ..multibody.workspace import binomials
 from .constraints import _kinematics, check_constraints, jacobian_jets, wrench_jets
 from .forward import row_name
 from .results import _Forces

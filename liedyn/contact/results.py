@@ -1,6 +1,6 @@
 """Results of the constrained dynamics (SPEC §13)."""
 
-from ..results import ForwardDynamicsResult
+from ..multibody.results import ForwardDynamicsResult
 
 __all__ = ["ConstrainedForwardDynamicsResult"]
 

@@ -34,10 +34,10 @@ Glossary
 import numpy as np
 
 from .._checks import as_array
-from ..closed_form import mass_matrix
-from ..forward import forward_dynamics
-from ..model import check_model_order
-from ..results import _freeze, _frozen_setattr
+from ..algorithm.closed_form import mass_matrix
+from ..algorithm.forward import forward_dynamics
+from ..multibody.model import check_model_order
+from ..multibody.results import _freeze, _frozen_setattr
 from ._qp import INFEASIBLE, SOLVED, UNBOUNDED, solve_qp
 from .constraints import _kinematics, constraint_jacobian
 from .forward import constrained_forward_dynamics

@@ -48,13 +48,14 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .. import batch as _core
+from ..algorithm import batch as _core
 from ..contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
                        constrained_forward_dynamics, constrained_inverse_dynamics)
 from ..contact.constraints import check_constraints
-from ..hybrid import hybrid_dynamics
-from ..model import check_model_order
-from ..results import ForwardDynamicsResult, HybridDynamicsResult, InverseDynamicsResult, _Result
+from ..algorithm.hybrid import hybrid_dynamics
+from ..multibody.model import check_model_order
+from ..multibody.results import (ForwardDynamicsResult, HybridDynamicsResult,
+                                InverseDynamicsResult, _Result)
 
 __all__ = ["inverse_dynamics_batch", "forward_dynamics_batch", "hybrid_dynamics_batch",
            "constrained_forward_dynamics_batch", "constrained_inverse_dynamics_batch",
@@ -406,7 +407,7 @@ def hybrid_dynamics_batch(model, base_pose, base_twist, q, order, *, motion_driv
         sample axis, Dask arrays; ``motion_driven`` and
         ``base_motion_driven`` as the single-sample result has them.
     """
-    from ..hybrid import joint_mask
+    from ..algorithm.hybrid import joint_mask
     r = check_model_order(model, order)
     n, N = model.n_joints, model.n_bodies
     batch = _Batch(q, (r + 3, n), [base_pose, base_twist, tau, base_wrench, applied], chunks)

@@ -59,10 +59,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import se3
+from ..spatial import se3
 from .._checks import check_scalar
-from ..batch import available_cores
-from ..model import Model, check_model
+from ..algorithm.batch import available_cores
+from ..multibody.model import Model, check_model
 from .. import SimulationError, State, simulate
 from . import _store
 

@@ -54,8 +54,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import ModelBuilder, Revolute, se3
-from ..workspace import binomials
+from .. import ModelBuilder, Revolute
+from ..spatial import se3
+from ..multibody.workspace import binomials
 
 __all__ = ["N_PROPELLERS", "AXES", "AerialManipulatorParams", "aerial_manipulator",
            "spin_directions", "propeller_frames", "allocation_matrix", "thrusts_to_wrench",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..workspace import binomials
+from ..multibody.workspace import binomials
 
 __all__ = ["ReferenceMotion", "sin_jet", "cos_jet"]
 

@@ -78,11 +78,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import se3
+from ..spatial import se3
 from .._checks import as_array, check_jet, check_order, check_pose, counted
-from ..frames import adjoint_jet, inverse_adjoint_jet, rest_kinematics
-from ..model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
-from ..workspace import binomials
+from ..algorithm.frames import adjoint_jet, inverse_adjoint_jet, rest_kinematics
+from ..multibody.model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
+from ..multibody.workspace import binomials
 
 __all__ = ["PinocchioModel", "to_pinocchio", "from_pinocchio", "pair", "depth_first_order",
            "swap_halves"]

@@ -46,16 +46,16 @@ origin ``o`` of the integrator, SPEC §10):
 import numpy as np
 
 from .._checks import NOT_FINITE, OK, counted, status_message
-from .._data import _plain_handle
+from ..multibody._data import _plain_handle
 from .._jit import JIT, Kernel, njit
-from ..articulated import articulated_inertia, cholesky6, cholesky6_solve, configuration
+from ..algorithm.articulated import articulated_inertia, cholesky6, cholesky6_solve, configuration
 from ..contact.constraints import KIND_6D, WORLD, ConstraintData, check_constraints
 from ..contact.forward import (INCONSISTENT, RANK_RTOL, _force, constrained_forward_kernel,
                                constrained_paths, constraint_error_kernel, constraint_rate,
                                contact_points, contact_space_inverse, inconsistent_message,
                                point_jets, row_name)
-from ..frames import rest_kinematics
-from ..se3 import _exp_se3_into, _shift_twist
+from ..algorithm.frames import rest_kinematics
+from ..spatial.se3 import _exp_se3_into, _shift_twist
 
 __all__ = ["project_state"]
 
@@ -83,7 +83,7 @@ _CON_FIELDS = ("cd", "anchor", "lam", "info", "jv", "phi", "Pa", "Pb", "alpha", 
 if JIT:
     from numba.experimental import structref as _structref
 
-    from .._data import HandleType
+    from ..multibody._data import HandleType
 
     @_structref.register
     class _ConDataType(HandleType):

@@ -59,13 +59,13 @@ import math
 
 import numpy as np
 from .._checks import as_array, check_scalar, counted
-from ..closed_form import mass_matrix
+from ..algorithm.closed_form import mass_matrix
 from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
 from ..contact.forward import constrained_forward_dynamics
 from ..contact.gaps import _real, check_contacts
 from ..contact.impact import impact, impulse_dynamics, restitution_arg
 from ..contact.unilateral import unilateral_forward_dynamics
-from ..results import _freeze, _frozen_setattr
+from ..multibody.results import _freeze, _frozen_setattr
 from .state import Inputs, SimulationError, State, Trajectory
 
 __all__ = ["ContactEvent", "OPEN", "CLOSED", "STICK", "SLIDE"]

@@ -37,12 +37,12 @@ the :class:`Trajectory` are taken about.
 import numpy as np
 
 from .._checks import OK, _all_finite
-from .._data import _plain_handle
+from ..multibody._data import _plain_handle
 from .._jit import JIT, Kernel, njit
-from ..forward import forward_dynamics_kernel
+from ..algorithm.forward import forward_dynamics_kernel
 from .constraints import after_step, constrained_stage
-from ..se3 import _dexp_inv_into, _exp_se3_into, _shift_twist, _shift_wrench, _unshift_twist, \
-    _unshift_wrench
+from ..spatial.se3 import (_dexp_inv_into, _exp_se3_into, _shift_twist, _shift_wrench,
+                           _unshift_twist, _unshift_wrench)
 
 # The classical fourth-order tableau and its first-same-as-last stage, which
 # evaluates the dynamics at the new state: with it, b̂ = (1/6, 1/3, 1/3, 0, 1/6)
@@ -72,7 +72,7 @@ for _a in (_EMPTY1, _EMPTY2):
 
 # ---------------------------------------------------------- the handle --
 
-# The integrator's buffers, one handle for the kernels (as liedyn._data's
+# The integrator's buffers, one handle for the kernels (as liedyn.multibody._data's
 # model and workspace handles): ``A`` the tableau; ``R``, ``o``, ``xn`` the
 # state at the step start; ``K``, ``F``, ``Om`` the stage rates and increment;
 # ``E`` scratch; ``C``, ``x`` the stage state, ``V1`` and ``qq`` views of ``x``
@@ -93,7 +93,7 @@ _REC_FIELDS = ("time", "base_pose", "base_twist", "q", "extra", "base_accelerati
 if JIT:
     from numba.experimental import structref as _structref
 
-    from .._data import HandleType
+    from ..multibody._data import HandleType
 
     @_structref.register
     class _SimDataType(HandleType):

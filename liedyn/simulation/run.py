@@ -9,9 +9,9 @@ import time
 import numpy as np
 
 from .._checks import OK, about_base, as_array, check_scalar, counted, status_message
-from ..model import check_model
-from ..se3 import _shift_twist
-from ..workspace import Workspace
+from ..multibody.model import check_model
+from ..spatial.se3 import _shift_twist
+from ..multibody.workspace import Workspace
 from .constraints import Held, trajectory_columns
 from .integrator import (_A, _AFTER_STEP, _C, _COMMIT, _E, _EMPTY1, _EMPTY2, _ERROR, _EVALUATE,
                          _EVALUATE_HELD, _FIXED_STEPS, _FIXED_STEPS_HELD, _POINT, _REC,

@@ -4,8 +4,8 @@
 import numpy as np
 
 from .._checks import as_array, check_pose, counted
-from ..model import _frozen
-from ..results import _freeze, _frozen_setattr
+from ..multibody.model import _frozen
+from ..multibody.results import _freeze, _frozen_setattr
 
 __all__ = ["State", "Inputs", "Trajectory", "SimulationError"]
 

@@ -34,8 +34,8 @@ import numpy as np
 import casadi as ca
 
 from .._checks import check_order
-from ..model import JOINT_REVOLUTE, check_model
-from ..hybrid import joint_mask
+from ..multibody.model import JOINT_REVOLUTE, check_model
+from ..algorithm.hybrid import joint_mask
 from . import _steps as st
 from ._steps import SX, rows, stack
 

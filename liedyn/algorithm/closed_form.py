@@ -58,16 +58,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
-                      check_applied_slow, check_configuration, check_configuration_slow,
-                      check_jet, check_motion, check_motion_slow, check_type, configuration_args,
-                      is_applied, motion_args, raise_for)
-from ._jit import Kernel, njit
-from .inertia import _com_init, _com_inertia_init, _gravity_wrench_acc, _spatial_inertia_into
+from .._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                       check_applied_slow, check_configuration, check_configuration_slow,
+                       check_jet, check_motion, check_motion_slow, check_type, configuration_args,
+                       is_applied, motion_args, raise_for)
+from .._jit import Kernel, njit
+from ..spatial.inertia import (_com_init, _com_inertia_init, _gravity_wrench_acc,
+                               _spatial_inertia_into)
 from .kinematics import kinematics, set_base
-from .model import Model, check_model, check_model_order
-from .se3 import _ad, _coad_acc, _shift_wrench, _unshift_wrench
-from .workspace import binomials, workspace_for
+from ..multibody.model import Model, check_model, check_model_order
+from ..spatial.se3 import _ad, _coad_acc, _shift_wrench, _unshift_wrench
+from ..multibody.workspace import binomials, workspace_for
 
 __all__ = [
     "ClosedFormJets", "closed_form_jets", "closed_form_inverse_dynamics",

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import se3
-from ._checks import MAX_ORDER, as_array, check_order, check_pose, check_scalar, check_type, counted
+from ..spatial import se3
+from .._checks import (MAX_ORDER, as_array, check_order, check_pose, check_scalar, check_type,
+                       counted)
 from ._data import ModelData
 
 JOINT_REVOLUTE, JOINT_PRISMATIC = 1, 2
@@ -303,7 +304,7 @@ class ModelBuilder:
 
 class _WorkspacePool(threading.local):
     """The workspaces that calls without ``workspace=`` use, per thread:
-    ``{order: [Workspace, …]}`` (see :func:`liedyn.workspace.workspace_for`)."""
+    ``{order: [Workspace, …]}`` (see :func:`liedyn.multibody.workspace.workspace_for`)."""
 
     def __init__(self):
         self.by_order = {}
@@ -335,7 +336,7 @@ class Model:
     :func:`liedyn.load_urdf`). Arrays are read-only float64 (int64 where
     said) and nothing can be set. ``N`` bodies (body 0 is the base),
     ``n = N − 1`` joints, ``F`` frames; joint ``i`` is column ``i`` of ``q``
-    and ``tau`` and moves body ``i + 1`` (see :mod:`liedyn.model`).
+    and ``tau`` and moves body ``i + 1`` (see :mod:`liedyn.multibody.model`).
 
     Sizes and names:
 
@@ -371,7 +372,7 @@ class Model:
     ======================  ============  ==========================================
     ``joint_body``          (n,) int64    the body the joint moves (``i + 1``)
     ``joint_type``          (n,) int64    ``JOINT_REVOLUTE`` or ``JOINT_PRISMATIC``
-                                          (constants of :mod:`liedyn.model`)
+                                          (constants of :mod:`liedyn.multibody.model`)
     ``joint_axis``          (n, 3)        unit axis in the moved body's frame
     ``joint_point``         (n, 3)        a point on a revolute axis, moved body's
                                           frame (zero for a prismatic joint)

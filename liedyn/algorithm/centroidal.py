@@ -37,14 +37,14 @@ path to j), so ``Π = Σ_j M_j J_j ν = A ν`` with the composite inertias
 
 import numpy as np
 
-from . import se3
-from ._checks import check_motion_slow
+from ..spatial import se3
+from .._checks import check_motion_slow
 from .frames import ad_matrix
 from .inverse import inverse_dynamics
 from .kinematics import forward_kinematics
-from .model import check_model_order
-from .results import _freeze, _frozen_setattr, _hat
-from .workspace import binomials
+from ..multibody.model import check_model_order
+from ..multibody.results import _freeze, _frozen_setattr, _hat
+from ..multibody.workspace import binomials
 
 __all__ = ["CentroidalResult", "centroidal", "centroidal_momentum_matrix"]
 

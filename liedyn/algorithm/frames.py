@@ -52,13 +52,13 @@ and Jacobians (``Y = J``), so ``V_ref^(k) = Σ_a C(k, a) J_ref^(a) ν^(k−a)``.
 
 import numpy as np
 
-from . import se3
-from ._checks import as_array, check_motion_slow, check_order
+from ..spatial import se3
+from .._checks import as_array, check_motion_slow, check_order
 from .kinematics import forward_kinematics
-from .model import check_model
-from .results import _freeze, _frozen_setattr, _hat
-from .se3 import _inv_into
-from .workspace import binomials
+from ..multibody.model import check_model
+from ..multibody.results import _freeze, _frozen_setattr, _hat
+from ..spatial.se3 import _inv_into
+from ..multibody.workspace import binomials
 
 __all__ = ["REFERENCES", "FrameKinematicsResult", "frame_pose", "frame_kinematics",
            "frame_jacobian"]
@@ -232,7 +232,7 @@ class FrameKinematicsResult:
     frame : str
         The frame's name.
     reference : str
-        The reference ``twist`` is expressed in (see :mod:`liedyn.frames`).
+        The reference ``twist`` is expressed in (see :mod:`liedyn.algorithm.frames`).
     pose : (4, 4)
         ``X``, the frame's pose in the world.
     twist : (order+1, 6)

@@ -7,7 +7,7 @@ wrench-driven (``W₀^(0..r)`` given, ``V₀^(1..r+1)`` solved for) or
 motion-driven (``V₀^(0..r+1)`` given, ``W₀^(0..r)`` solved for); a fixed base
 is a motion-driven base at rest, and its ``W₀`` is the support reaction.
 
-The passes are those of :mod:`liedyn.articulated`, here with the
+The passes are those of :mod:`liedyn.algorithm.articulated`, here with the
 motion-driven branches: a motion-driven child ``c`` is not eliminated, it
 passes ``M^A_c`` whole to its parent's articulated inertia and
 ``W^A_{c,r} + M^A_c (S_c q_c^(r+2) + Vbias_c)`` to its bias; after the
@@ -32,16 +32,16 @@ Glossary (``model``, ``ws``: compiled handles)
 
 import numpy as np
 
-from ._checks import (_EMPTY_TWIST, _NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK,
-                      _all_finite, about_base, applied_arg, as_array, check_applied_slow,
-                      check_jet, check_motion, check_pose, check_type, is_motion_jet, plain,
-                      plain_applied, raise_for)
-from ._jit import Kernel, njit
+from .._checks import (_EMPTY_TWIST, _NO_APPLIED, BAD_Q, BAD_TAU, BAD_TWIST, NOT_FINITE, OK,
+                       _all_finite, about_base, applied_arg, as_array, check_applied_slow,
+                       check_jet, check_motion, check_pose, check_type, is_motion_jet, plain,
+                       plain_applied, raise_for)
+from .._jit import Kernel, njit
 from .articulated import articulated_body
 from .forward import _EMPTY_WRENCH, base_outputs, base_wrench_arg, check_base_applied
-from .model import check_model_order
-from .results import HybridDynamicsResult
-from .workspace import workspace_for
+from ..multibody.model import check_model_order
+from ..multibody.results import HybridDynamicsResult
+from ..multibody.workspace import workspace_for
 
 
 @njit(inline=True)

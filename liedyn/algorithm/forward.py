@@ -1,6 +1,6 @@
 """H-GABI-FBS: forward dynamics of any order r (SPEC §5, Algorithm 3).
 
-The passes are those of :mod:`liedyn.articulated` with every joint
+The passes are those of :mod:`liedyn.algorithm.articulated` with every joint
 force-driven (``motion=None``); a fixed base is a motion-driven base at rest,
 whose wrench jet is the support reaction.
 
@@ -20,15 +20,15 @@ Glossary (``model``, ``ws``: compiled handles)
 
 import numpy as np
 
-from ._checks import (BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite, about_base,
-                      applied_arg, plain, check_applied_slow, check_jet, check_motion,
-                      check_motion_slow, force_arg, is_applied, is_jet, motion_args, raise_for)
-from ._jit import Kernel, njit
+from .._checks import (BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite, about_base,
+                       applied_arg, plain, check_applied_slow, check_jet, check_motion,
+                       check_motion_slow, force_arg, is_applied, is_jet, motion_args, raise_for)
+from .._jit import Kernel, njit
 from .articulated import articulated_body
-from .model import check_model_order
-from .results import ForwardDynamicsResult
-from .se3 import _unshift_twist, _unshift_wrench
-from .workspace import workspace_for
+from ..multibody.model import check_model_order
+from ..multibody.results import ForwardDynamicsResult
+from ..spatial.se3 import _unshift_twist, _unshift_wrench
+from ..multibody.workspace import workspace_for
 
 
 @njit(inline=True)

@@ -48,12 +48,12 @@ numerically zero stops the call with the body's index (never NaN).
 
 import numpy as np
 
-from ._checks import OK, SINGULAR_BASE
-from ._jit import njit
-from .inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
-                      _rot_inertia_order, _spatial_inertia_at)
+from .._checks import OK, SINGULAR_BASE
+from .._jit import njit
+from ..spatial.inertia import (_body_mass_jets, _com_order, _gravity_wrench_acc, _momentum_order,
+                               _rot_inertia_order, _spatial_inertia_at)
 from .kinematics import kinematics, screw_twist_order, set_base
-from .se3 import _move_inertia, _shift_twist, _shift_wrench_acc, _unshift_wrench
+from ..spatial.se3 import _move_inertia, _shift_twist, _shift_wrench_acc, _unshift_wrench
 
 # A pivot D_j below PIVOT_RTOL times its magnitude scale is treated as zero.
 # The scale is I_a + Σ_a S_a² M^A_aa + |ω|² tr(M^A_ωω), all about a point on

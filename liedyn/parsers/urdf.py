@@ -113,8 +113,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import se3
-from .model import INERTIA_RTOL, ModelBuilder, Prismatic, Revolute, _frozen
+from ..spatial import se3
+from ..multibody.model import INERTIA_RTOL, ModelBuilder, Prismatic, Revolute, _frozen
 
 __all__ = ["URDFError", "URDFWarning", "Inertial", "Link", "Limit", "Mimic", "Joint",
            "Body", "Frame", "Description", "parse_urdf", "load_urdf"]
@@ -599,7 +599,7 @@ def _split_inertia(M):
 def _com_moments(M):
     """Principal moments about the centre of mass of a body inertia ``M``
     (6, 6), and the tolerance ``INERTIA_RTOL · max|M|`` they are judged with
-    (the convention of :func:`liedyn.model.check_inertia`)."""
+    (the convention of :func:`liedyn.check_inertia`)."""
     return np.linalg.eigvalsh(_split_inertia(M)[2]), INERTIA_RTOL * np.max(np.abs(M))
 
 

@@ -12,7 +12,7 @@ handles are plain Python objects with the same fields, and the kernels run
 interpreted on them.
 """
 
-from ._jit import JIT
+from .._jit import JIT
 
 MODEL_FIELDS = ("floating_base", "body_parent", "joint_screw", "body_home", "body_mass",
                 "body_com", "body_rot_inertia", "joint_armature", "joint_damping", "gravity")

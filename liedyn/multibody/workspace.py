@@ -28,7 +28,7 @@ The closed form (SPEC §7) keeps its own scratch, made on the workspace's
 first closed-form call (the other algorithms and the batch kernels never
 pay for it): a third handle with ``Mc``, ``Bc`` (r+1, N, 6, 6), ``Wc``
 (r+1, N, 6), ``MS``, ``BS``, ``Z`` (r+1, 6) and ``G`` (6,), described in
-:mod:`liedyn.closed_form`.
+:mod:`liedyn.algorithm.closed_form`.
 
 Outputs of the call (world frame, or as the call's ``reference``), which its
 result copies: ``base_twist`` (r+2, 6), ``q`` (r+3, n), ``base_wrench``
@@ -41,9 +41,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._checks import check_order, check_type
+from .._checks import check_order, check_type
 from ._data import ClosedFormData, WorkspaceData
-from ._jit import Kernel, njit
+from .._jit import Kernel, njit
 from .model import check_model
 
 
@@ -64,7 +64,7 @@ def binomials(n):
 
 
 def scratch_shapes(N, r):
-    """Shapes of the scratch and output fields, in :data:`liedyn._data.WORKSPACE_FIELDS`
+    """Shapes of the scratch and output fields, in :data:`liedyn.multibody._data.WORKSPACE_FIELDS`
     order after ``order`` and ``binom``."""
     return ((3,), (3,), (N, 4, 4), (N, 4, 4), (r + 2, N, 6), (r + 2, N, 6), (r + 3, N, 3),
             (r + 2, N, 3, 3), (r + 2, N, 6), (r + 1, N, 6), (N, 6, 6), (N, 6), (N,), (6, 6),
@@ -104,7 +104,8 @@ def sample_data(ws, b):
 
 
 def closed_form_shapes(N, r):
-    """Shapes of the closed-form scratch, in :data:`liedyn._data.CLOSED_FORM_FIELDS` order."""
+    """Shapes of the closed-form scratch, in
+    :data:`liedyn.multibody._data.CLOSED_FORM_FIELDS` order."""
     return ((r + 1, N, 6, 6), (r + 1, N, 6, 6), (r + 1, N, 6), (r + 1, 6), (r + 1, 6),
             (r + 1, 6), (6,))
 

@@ -28,7 +28,7 @@ Array layout: ``c`` is ``(K, N, 3)`` and ``Ic`` is ``(K, N, 3, 3)``, derivative
 first. ``I_c^(k)`` stays symmetric: ``ω̂ I − I ω̂ = X + Xᵀ`` with ``X = ω̂ I``.
 """
 
-from ._jit import njit
+from .._jit import njit
 
 
 @njit(inline=True)

@@ -23,16 +23,16 @@ Inward pass (leaves first):
 """
 
 
-from ._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
-                      check_applied_slow, check_motion, check_motion_slow, is_applied, motion_args,
-                      raise_for)
-from ._jit import Kernel, njit
-from .inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
+from .._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
+                       check_applied_slow, check_motion, check_motion_slow, is_applied, motion_args,
+                       raise_for)
+from .._jit import Kernel, njit
+from ..spatial.inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from .kinematics import kinematics, set_base
-from .model import check_model_order
-from .results import InverseDynamicsResult
-from .se3 import _shift_wrench_acc, _unshift_wrench
-from .workspace import workspace_for
+from ..multibody.model import check_model_order
+from ..multibody.results import InverseDynamicsResult
+from ..spatial.se3 import _shift_wrench_acc, _unshift_wrench
+from ..multibody.workspace import workspace_for
 
 
 @njit

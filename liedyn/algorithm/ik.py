@@ -34,11 +34,11 @@ joints are solved for.
 
 import numpy as np
 
-from . import se3
-from ._checks import as_array, check_pose, check_scalar
+from ..spatial import se3
+from .._checks import as_array, check_pose, check_scalar
 from .frames import frame_arg, pose_and_jacobian
-from .model import check_model
-from .results import _freeze, _frozen_setattr
+from ..multibody.model import check_model
+from ..multibody.results import _freeze, _frozen_setattr
 
 __all__ = ["InverseKinematicsResult", "inverse_kinematics"]
 

@@ -29,14 +29,14 @@ import threading
 
 import numpy as np
 
-from ._checks import (_NO_APPLIED, OK, about_base, as_array, check_applied_slow, check_jet,
-                      check_motion_slow, counted, raise_for)
-from ._jit import Kernel, njit
+from .._checks import (_NO_APPLIED, OK, about_base, as_array, check_applied_slow, check_jet,
+                       check_motion_slow, counted, raise_for)
+from .._jit import Kernel, njit
 from .forward import base_wrench_arg, forward_dynamics_kernel
 from .inverse import inverse_dynamics_kernel
-from .model import check_model_order
-from .results import ForwardDynamicsResult, InverseDynamicsResult
-from .workspace import binomials, new_workspace_data, sample_data, workspace_for
+from ..multibody.model import check_model_order
+from ..multibody.results import ForwardDynamicsResult, InverseDynamicsResult
+from ..multibody.workspace import binomials, new_workspace_data, sample_data, workspace_for
 
 # Samples per thread below which a batch runs in the calling thread only:
 # starting a thread costs about as much as a few dozen small samples.
@@ -280,7 +280,7 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
     computed chunk by chunk.
     """
     if _lazy(base_pose, base_twist, q, applied):
-        from .distributed.batch import inverse_dynamics_batch as lazy
+        from ..distributed.batch import inverse_dynamics_batch as lazy
         return lazy(model, base_pose, base_twist, q, order, applied=applied, workspace=workspace,
                     threads=threads, reference=reference)
     r = check_model_order(model, order)
@@ -339,7 +339,7 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
     computed chunk by chunk.
     """
     if _lazy(base_pose, base_twist, q, tau, base_wrench, applied):
-        from .distributed.batch import forward_dynamics_batch as lazy
+        from ..distributed.batch import forward_dynamics_batch as lazy
         return lazy(model, base_pose, base_twist, q, order, tau=tau, base_wrench=base_wrench,
                     applied=applied, workspace=workspace, threads=threads, reference=reference)
     r = check_model_order(model, order)

@@ -16,7 +16,7 @@ Every kernel computes about the base origin ``o`` with world axes (SPEC §1,
 and twist jets as ``Ad_{T(−o)} V``. Moment arms are then the size of the
 robot wherever it is in the world, so the accuracy does not depend on the
 distance from the world origin; outputs are mapped back with one adjoint
-per jet (:mod:`liedyn.results`).
+per jet (:mod:`liedyn.multibody.results`).
 
 Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 ``S^(k)`` needs ``V^(0..k−1)`` of the same body and ``V^(k)`` needs ``S^(0..k)``.
@@ -24,13 +24,13 @@ Derivatives are computed interleaved per body, ``V^(0), S^(1), V^(1), …``:
 
 import numpy as np
 
-from ._checks import (NOT_FINITE, OK, _all_finite, about_base, check_motion, check_motion_slow,
-                      motion_args, raise_for)
-from ._jit import Kernel, njit
-from .model import check_model_order
-from .results import KinematicsResult, unshift_pose, unshift_twist
-from .se3 import _Ad_into, _ad, _pose_into, _shift_twist
-from .workspace import Workspace
+from .._checks import (NOT_FINITE, OK, _all_finite, about_base, check_motion, check_motion_slow,
+                       motion_args, raise_for)
+from .._jit import Kernel, njit
+from ..multibody.model import check_model_order
+from ..multibody.results import KinematicsResult, unshift_pose, unshift_twist
+from ..spatial.se3 import _Ad_into, _ad, _pose_into, _shift_twist
+from ..multibody.workspace import Workspace
 
 @njit(inline=True)
 def _mul44_into(A, B, out):

@@ -38,13 +38,13 @@ the recursions call those.
 
 import numpy as np
 
-from ._jit import njit as _njit
-from ._checks import POSE_TOL as _POSE_TOL
-from ._checks import as_array as _as_array
-from ._checks import check_last_row as _check_last_row
-from ._checks import check_pose as _check_pose
-from ._checks import check_rotation as _check_rotation
-from ._checks import check_twist as _check_twist
+from .._jit import njit as _njit
+from .._checks import POSE_TOL as _POSE_TOL
+from .._checks import as_array as _as_array
+from .._checks import check_last_row as _check_last_row
+from .._checks import check_pose as _check_pose
+from .._checks import check_rotation as _check_rotation
+from .._checks import check_twist as _check_twist
 
 __all__ = [
     "hat", "vee", "exp", "log", "exp_so3", "log_so3", "Ad", "ad", "coad",

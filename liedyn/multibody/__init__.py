@@ -1,0 +1,2 @@
+"""The multibody model and its per-call data: the frozen ``Model`` and its
+builder (``model``), workspaces (``workspace``) and typed results (``results``)."""

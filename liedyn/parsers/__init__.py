@@ -1,0 +1,1 @@
+"""Model loaders: URDF (``urdf``)."""
