@@ -12,7 +12,8 @@ The kernel cache
 Folder: ``$XDG_CACHE_HOME/liedyn/numba-<hash>`` (``~/.cache`` when the
 variable is unset), or ``<temporary folder>/liedyn-kernels-<uid>/numba-<hash>``
 when the user cache cannot be used; inside it numba keeps one sub-folder per
-source directory (``liedyn_<hash of its path>``). ``<hash>`` covers every
+source directory (``<directory name>_<hash of its path>``, such as
+``spatial_…`` for ``liedyn/spatial``). ``<hash>`` covers every
 source file of the package: numba keys a cached kernel on its own source file
 only, so a kernel whose inlined helpers live in another module would survive a
 change to them; a folder per source version closes that gap. The names are
@@ -27,8 +28,10 @@ any the kernels are compiled in every process.
 
 Integrity: each entry carries a SHA-256 digest of its payload, checked before
 it is unpickled. An entry that cannot be loaded (truncated, overwritten,
-digest mismatch, an index that does not unpickle) is deleted with one
-``RuntimeWarning`` naming the folder, and the kernel is compiled again. The
+digest mismatch, an index that does not unpickle) is deleted and the kernel
+compiled again; the first such entry of a process raises one
+``RuntimeWarning`` naming its folder, however many sub-folders hold damaged
+entries, and a save that fails warns once in the same way. The
 check sits in the cache object numba consults for our dispatchers, so it
 holds however a kernel is reached (a call, ``dispatcher.compile(sig)``, or a
 callee typed inside another kernel).
@@ -332,7 +335,7 @@ if HAVE_NUMBA:
 
         Opens the kernel's files in :func:`cache_folder` on first use; a load
         or save that fails discards the kernel's entries (one warning per
-        folder) so that numba compiles and saves it afresh; counts misses and
+        process) so that numba compiles and saves it afresh; counts misses and
         runs :func:`_first_compile` at each one.
         """
 
@@ -390,7 +393,7 @@ if HAVE_NUMBA:
                 self._open().save_overload(sig, data)
             except Exception as exc:
                 self._enabled = False
-                _warn_once(("save", self._open().cache_path),
+                _warn_once(("save", cache_folder()),
                            f"liedyn: cannot save compiled kernels in "
                            f"{self._open().cache_path} ({_describe(exc)}); they will be "
                            f"compiled again in the next process.")
@@ -401,9 +404,10 @@ if HAVE_NUMBA:
                 files.discard()
             except OSError:
                 self._enabled = False
-            _warn_once(("discard", files.cache_path),
+            _warn_once(("discard", cache_folder()),
                        f"liedyn: discarded {what} in {files.cache_path} "
-                       f"({_describe(exc)}); {then}.")
+                       f"({_describe(exc)}); {then}, and any other damaged ones of this "
+                       f"process without another warning.")
 
 
 def _describe(exc):
