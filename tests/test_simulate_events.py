@@ -365,3 +365,17 @@ def test_a_run_with_events_in_a_fresh_interpreter_ends_cleanly():
     """, timeout=600)
     n, mode = out.split("EVENTS")[1].split()
     assert int(n) > 3 and int(mode) == 1
+
+
+def test_an_interrupted_run_with_contacts_keeps_its_samples_and_says_so(ball):
+    def stop_at(t, s):
+        if t > 0.3:
+            raise KeyboardInterrupt
+        return None
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        drop(ball, 1.0, 1.0, controller=stop_at)
+    traj = info.value.trajectory
+    assert traj.time[-1] == pytest.approx(0.3) and np.all(np.diff(traj.time) > 0)
+    notes = [x for x in info.value.__notes__ if x.startswith("liedyn.simulate: stopped")]
+    assert len(notes) == 1 and "t = 0.3" in notes[0]

@@ -395,8 +395,17 @@ class _Hybrid:
         try:
             traj = self.simulate(self.model, state, duration, **kw)
         except SimulationError as err:
-            self._keep(err.trajectory, seg, 1 if self.pieces else 0, len(err.trajectory))
+            if steps_dt is None:                   # a window: its samples are the run's
+                self._keep(err.trajectory, seg, 1 if self.pieces else 0, len(err.trajectory))
             raise SimulationError(str(err), err.time, err.quantity, self._trajectory()) from None
+        except BaseException as err:               # Ctrl-C or a callback's exception
+            part = getattr(err, "trajectory", None)
+            if steps_dt is None and part is not None:
+                self._keep(part, seg, 1 if self.pieces else 0, len(part))
+            notes = getattr(err, "__notes__", None)
+            if notes:                              # the run's own note replaces the window's
+                notes[:] = [x for x in notes if not x.startswith("liedyn.simulate: stopped")]
+            raise
         if steps_dt is None:
             self.steps += traj.steps
             self.rejected += traj.rejected

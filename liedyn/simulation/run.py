@@ -64,6 +64,18 @@ class _Progress:
 
 # ------------------------------------------------------------ the run --
 
+def _attach(err, traj, t0):
+    """``traj``, the samples up to the last completed step, attached to an
+    exception leaving a run, with a note saying so."""
+    t = traj.time[-1] if len(traj) else t0
+    try:
+        err.trajectory = traj
+    except AttributeError:              # an exception type without attributes
+        pass
+    err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
+                 f"that sample is in the exception's .trajectory")
+
+
 def _positive(x, name, allow_none=False):
     if x is None and allow_none:
         return None
@@ -429,14 +441,7 @@ class _Run:
         except SimulationError:
             raise
         except BaseException as err:        # KeyboardInterrupt, or raised by a callback
-            t = self.rec["time"][self.T - 1] if self.T else self.t0
-            traj = self._trajectory()
-            try:
-                err.trajectory = traj
-            except AttributeError:          # an exception type without attributes
-                pass
-            err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
-                         f"that sample is in the exception's .trajectory")
+            _attach(err, self._trajectory(), self.t0)
             raise
         finally:
             if bar is not None:
@@ -775,14 +780,7 @@ def _with_contacts(model, state0, duration, contacts, restitution, friction, eve
     except SimulationError:
         raise
     except BaseException as err:        # KeyboardInterrupt, or raised by a callback
-        traj = hybrid._trajectory()
-        try:
-            err.trajectory = traj
-        except AttributeError:
-            pass
-        t = traj.time[-1] if len(traj) else hybrid.t0
-        err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
-                     f"that sample is in the exception's .trajectory")
+        _attach(err, hybrid._trajectory(), hybrid.t0)
         raise
     finally:
         if bar is not None:
