@@ -58,26 +58,24 @@ and recovers within one step is not seen (a shorter ``dt`` sees it).
 import math
 
 import numpy as np
-from .._checks import as_array, check_scalar, counted
-from ..algorithm.closed_form import mass_matrix
-from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
-from ..contact.forward import constrained_forward_dynamics
+
+from .._checks import check_scalar
+from ..contact.constraints import ConstraintSet, Contact1D, Contact3D
 from ..contact.gaps import _real, check_contacts
 from ..contact.impact import impact, impulse_dynamics, restitution_arg
 from ..contact.unilateral import unilateral_forward_dynamics
 from ..multibody.results import _freeze, _frozen_setattr
-from .state import Inputs, SimulationError, State, Trajectory
+from .modes import (CLOSED, MODE_NAMES, OPEN, SLIDE, SLIP_TOL, STICK, ContactModes,
+                    friction_arg)
+from .state import SimulationError, State, Trajectory
 
 __all__ = ["ContactEvent", "OPEN", "CLOSED", "STICK", "SLIDE"]
 
-OPEN, CLOSED, STICK, SLIDE = 0, 1, 2, 3
-MODE_NAMES = ("open", "closed", "sticking", "sliding")
 KINDS = ("touch-down", "lift-off", "slip", "stick")
 
 WINDOW = 64               # steps per simulate call between event checks
 GAP_TOL = 1e-6            # m: a contact with |φ| ≤ GAP_TOL is touching
 VELOCITY_TOL = 1e-6       # m/s: touching and |φ̇| ≤ VELOCITY_TOL is at rest along the normal
-SLIP_TOL = 1e-6           # m/s: a tangential speed at most this is not slipping
 FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
 ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at the surface
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
@@ -152,30 +150,11 @@ class ContactEvent:
                 f"{f', {self.energy_loss:.4g} J lost' if self.energy_loss else ''})")
 
 
-def _friction_arg(friction, cl):
-    """``μ`` (nc,) or ``None``; friction only on point contacts."""
-    if friction is None:
-        return None
-    nc = len(cl)
-    if np.ndim(friction) == 0:
-        mu = np.full(nc, _real(friction, "friction", 0.0))
-    else:
-        mu = as_array(friction, "friction", shape=(nc,))
-        bad = np.flatnonzero(~(mu >= 0.0))
-        if bad.size:
-            raise ValueError(f"friction: expected coefficients ≥ 0, got {mu[bad[0]]} for "
-                             f"contact {cl.names[bad[0]]!r}")
-    for i in range(nc):
-        if cl.radius[i] > 0.0:
-            raise ValueError(f"friction: contact {cl.names[i]!r} is a sphere (radius "
-                             f"{cl.radius[i]:g} m); a sphere with friction rolls, which is not "
-                             "modelled: give friction only for point contacts (radius 0)")
-    return mu
 
-
-class _Hybrid:
+class _Hybrid(ContactModes):
     """A run with unilateral contacts: windows of :func:`simulate` with the
-    closed contacts held, event location, switches, the joined trajectory."""
+    closed contacts held, event location, switches, the joined trajectory
+    (the contacts' kinematics and forces: :class:`ContactModes`)."""
 
     def __init__(self, simulate, model, state0, duration, contacts, restitution, friction,
                  events, event_tol, rest_velocity, kw):
@@ -183,7 +162,7 @@ class _Hybrid:
         self.cl = cl = check_contacts(model, contacts)
         self.nc = len(cl)
         self.e = restitution_arg(restitution, self.nc)
-        self.mu = _friction_arg(friction, cl)
+        self.mu = friction_arg(friction, cl)
         if not (isinstance(events, str) and events in ("switch", "stop")):
             raise ValueError(f"events: expected 'switch' or 'stop', got {events!r}")
         self.stop = events == "stop"
@@ -218,170 +197,6 @@ class _Hybrid:
         self.pieces, self.events = [], []
         self._memo = {}
         self.steps = self.rejected = self.evaluations = 0
-
-    # -- state, inputs, kinematics ------------------------------------------------
-
-    def _full(self, s):
-        """``(C, V (6,), q, qd)`` of a state with the model's defaults."""
-        m = self.model
-        n = m.n_joints
-        C = m.home_pose if s.base_pose is None else np.array(s.base_pose)
-        V = np.zeros(6) if s.base_twist is None else np.array(s.base_twist)
-        q = np.zeros(n) if s.q is None else np.array(s.q)
-        qd = np.zeros(n) if s.qd is None else np.array(s.qd)
-        return C, V, q, qd
-
-    def _inputs(self, t, state):
-        """``(tau (1, n), W (1, 6) or None, applied (1, N, 6) or None, Inputs)``
-        of the controller and plant at ``state``."""
-        u = self.controller(t, state) if self.controller is not None else None
-        inp = self.plant(t, state, u) if self.plant is not None else u
-        if inp is not None and not isinstance(inp, Inputs):
-            raise SimulationError(f"t = {t:.9g}: inputs: the "
-                                  f"{'plant' if self.plant is not None else 'controller'} "
-                                  f"returned {type(inp).__name__}; expected liedyn.Inputs",
-                                  t, "inputs", self._trajectory())
-        return self._inputs_from(inp)
-
-    def _points(self, C, V, q, qd):
-        """Contact points ``p (nc, 3)`` and velocities ``ṗ (nc, 3)`` (world)."""
-        m, cl = self.model, self.cl
-        fk = _kinematics(m, C, V[None] if m.floating_base else None, np.vstack([q, qd]), 1)
-        P = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 1)
-                      for i in range(self.nc)])
-        return P[:, 0] - self.cl.radius[:, None] * cl.normal, P[:, 1]
-
-    def _geometry(self, state):
-        """``(φ (nc,), φ̇ (nc,), tangential velocity (nc, 3))``."""
-        C, V, q, qd = self._full(state)
-        p, v = self._points(C, V, q, qd)
-        n = self.cl.normal
-        phi = np.einsum("ij,ij->i", n, p) - self.cl.height
-        vn = np.einsum("ij,ij->i", n, v)
-        return phi, vn, v - vn[:, None] * n
-
-    def _geometry_at(self, traj, k):
-        """:meth:`_geometry` of sample ``k`` of ``traj``, computed once."""
-        key = (id(traj), k)
-        hit = self._memo.get(key)
-        if hit is None or hit[0] is not traj:      # (an id is reused once its object is gone)
-            if len(self._memo) > 4096:
-                self._memo.clear()
-            hit = self._memo[key] = (traj, self._geometry(traj.state(k)))
-        return hit[1]
-
-    def _energy(self, state):
-        C, V, q, qd = self._full(state)
-        nu = np.concatenate([V, qd]) if self.model.floating_base else qd
-        return 0.5 * float(nu @ mass_matrix(self.model, C, q) @ nu)
-
-    # -- the held set and its forces ------------------------------------------------
-
-    def _constraints(self, modes):
-        """The closed contacts as a :class:`ConstraintSet` (or ``None``) and,
-        per contact, its rows (or ``None``)."""
-        cl, items, rows, k = self.cl, [], [None] * self.nc, 0
-        for i in range(self.nc):
-            if modes[i] == OPEN:
-                continue
-            if modes[i] == STICK:
-                items.append(Contact3D(int(cl.frame[i]), name=cl.names[i]))
-                rows[i] = slice(k, k + 3)
-                k += 3
-            else:
-                items.append(Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i]))
-                rows[i] = slice(k, k + 1)
-                k += 1
-        return (ConstraintSet(self.model, items) if items else None), rows
-
-    def _direction(self, i, vt):
-        """The friction direction of sliding contact ``i``: opposing the slip,
-        and kept as it was at the segment's start once the slip velocity
-        turns against its initial direction (there the contact sticks, an
-        event, and the motion up to it stays smooth)."""
-        s = float(np.linalg.norm(vt[i]))
-        if s > SLIP_TOL and vt[i] @ self.s0[i] > 0.0:
-            return -vt[i] / s
-        return self.d[i]
-
-    def _unit_wrench(self, i, p, d):
-        """Applied wrench ``(1, N, 6)`` of a unit force along ``d`` at ``p``."""
-        W = np.zeros((1, self.model.n_bodies, 6))
-        W[0, int(self.cl.body[i])] = np.concatenate([np.cross(p, d), d])
-        return W
-
-    def _solve(self, t, state, modes, cs, rows, inputs=None):
-        """Forces at ``state``: ``(F (nc, 3) world force on each contact, λ_n
-        (nc,), applied (1, N, 6) with the sliding friction, the inputs)``."""
-        m, nc, cl = self.model, self.nc, self.cl
-        tau, W, app, inp = self._inputs(t, state) if inputs is None else inputs
-        F, lam_n = np.zeros((nc, 3)), np.zeros(nc)
-        if cs is None:
-            return F, lam_n, app, inp
-        C, V, q, qd = self._full(state)
-        args = (m, cs, C, V[None] if m.floating_base else None, np.vstack([q, qd]), 0)
-        base = np.zeros((1, m.n_bodies, 6)) if app is None else np.array(app)
-        slide = [i for i in range(nc) if modes[i] == SLIDE]
-
-        def lam(applied):
-            return constrained_forward_dynamics(*args, tau=tau, base_wrench=W,
-                                                applied=applied).force[0]
-
-        if slide:
-            p, v = self._points(C, V, q, qd)
-            vt = v - np.einsum("ij,ij->i", cl.normal, v)[:, None] * cl.normal
-            d = {i: self._direction(i, vt) for i in slide}
-            units = {i: self._unit_wrench(i, p[i], d[i]) for i in slide}
-            l0 = lam(base)
-            S = [rows[i].start for i in slide]
-            B = np.array([lam(base + units[j])[S] - l0[S] for j in slide]).T
-            mu = self.mu[slide]
-            ln = np.linalg.solve(np.eye(len(slide)) - B * mu[None, :], l0[S])
-            for j, i in enumerate(slide):
-                base = base + mu[j] * ln[j] * units[i]
-        lr = lam(base)
-        for i in range(nc):
-            if rows[i] is None:
-                continue
-            if modes[i] == STICK:
-                F[i] = lr[rows[i]]
-                lam_n[i] = F[i] @ cl.normal[i]
-            else:
-                lam_n[i] = lr[rows[i].start]
-                F[i] = lam_n[i] * cl.normal[i]
-                if modes[i] == SLIDE:
-                    F[i] += self.mu[i] * lam_n[i] * d[i]
-        return F, lam_n, (base if slide or app is not None else None), inp
-
-    def _margin(self, i, F):
-        """``μ λ_n − ‖λ_t‖`` of contact ``i``."""
-        n = self.cl.normal[i]
-        fn = F[i] @ n
-        return self.mu[i] * fn - float(np.linalg.norm(F[i] - fn * n))
-
-    def _plant(self, modes, cs, rows):
-        """The plant of a segment: the user's, plus the sliding friction."""
-        if not any(mo == SLIDE for mo in modes):
-            return self.plant
-
-        def plant(t, state, u):
-            inp = self.plant(t, state, u) if self.plant is not None else u
-            tau, W, app, _ = self._inputs_from(inp)
-            _, _, applied, _ = self._solve(t, state, modes, cs, rows, (tau, W, app, inp))
-            return Inputs(tau=None if inp is None else inp.tau,
-                          base_wrench=None if inp is None else inp.base_wrench,
-                          applied=applied[0], extra_rate=None if inp is None else inp.extra_rate)
-        return plant
-
-    def _inputs_from(self, inp):
-        m = self.model
-        tau = np.zeros((1, m.n_joints)) if inp is None or inp.tau is None else inp.tau[None]
-        W = None
-        if m.floating_base:
-            W = np.zeros((1, 6)) if inp is None or inp.base_wrench is None else \
-                inp.base_wrench[None]
-        app = None if inp is None or inp.applied is None else inp.applied[None]
-        return tau, W, app, inp
 
     # -- segments -------------------------------------------------------------------
 
