@@ -64,16 +64,29 @@ class _Progress:
 
 # ------------------------------------------------------------ the run --
 
-def _attach(err, traj, t0):
-    """``traj``, the samples up to the last completed step, attached to an
-    exception leaving a run, with a note saying so."""
-    t = traj.time[-1] if len(traj) else t0
+def _guarded(steps, t0, t1, progress, trajectory):
+    """``steps(bar)`` with a progress bar when asked. Any exception but a
+    :class:`SimulationError` (which carries its own) leaves with
+    ``trajectory()``, the samples up to the last completed step, attached as
+    ``.trajectory`` and a note saying so."""
+    bar = _Progress(t0, t1) if progress else None
     try:
-        err.trajectory = traj
-    except AttributeError:              # an exception type without attributes
-        pass
-    err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
-                 f"that sample is in the exception's .trajectory")
+        return steps(bar)
+    except SimulationError:
+        raise
+    except BaseException as err:        # KeyboardInterrupt, or raised by a callback
+        traj = trajectory()
+        t = traj.time[-1] if len(traj) else t0
+        try:
+            err.trajectory = traj
+        except AttributeError:          # an exception type without attributes
+            pass
+        err.add_note(f"liedyn.simulate: stopped after t = {t:.9g}; the trajectory up to "
+                     f"that sample is in the exception's .trajectory")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _positive(x, name, allow_none=False):
@@ -430,23 +443,13 @@ class _Run:
 
     def run(self):
         t1 = self.t0 + self.duration
-        bar = _Progress(self.t0, t1) if self.progress else None
-        try:
-            if self.adaptive:
-                self._run_adaptive(t1, bar)
-            elif self.want_state:
-                self._run_fixed(t1, bar)
-            else:
-                self._run_fixed_held(t1, bar)
-        except SimulationError:
-            raise
-        except BaseException as err:        # KeyboardInterrupt, or raised by a callback
-            _attach(err, self._trajectory(), self.t0)
-            raise
-        finally:
-            if bar is not None:
-                bar.close()
-        return self._trajectory()
+        loop = (self._run_adaptive if self.adaptive else
+                self._run_fixed if self.want_state else self._run_fixed_held)
+
+        def steps(bar):
+            loop(t1, bar)
+            return self._trajectory()
+        return _guarded(steps, self.t0, t1, self.progress, self._trajectory)
 
     def _grid(self):
         """``(h, every, steps)`` of the fixed step: ``h = dt``, or with
@@ -774,14 +777,5 @@ def _with_contacts(model, state0, duration, contacts, restitution, friction, eve
         raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
     hybrid = _Hybrid(simulate, model, state0, duration, contacts, restitution, friction, events,
                      event_tol, rest_velocity, kw)
-    bar = _Progress(hybrid.t0, hybrid.t0 + hybrid.duration) if progress else None
-    try:
-        return hybrid.run(bar)
-    except SimulationError:
-        raise
-    except BaseException as err:        # KeyboardInterrupt, or raised by a callback
-        _attach(err, hybrid._trajectory(), hybrid.t0)
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
+    return _guarded(hybrid.run, hybrid.t0, hybrid.t0 + hybrid.duration, bool(progress),
+                    hybrid._trajectory)
