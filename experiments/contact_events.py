@@ -76,6 +76,12 @@ contact forces over time, the cone margins (no foot slips or lifts off,
 or the events say so) and the rest: the kinetic energy at the end, the
 base height settling and the vertical forces carrying the weight.
 
+**4. Cost.** Solo-12 standing on its four feet at rest (no event
+happens): the wall time of ``simulate(contacts=…)``, which evaluates the
+watched functions and every contact's gap at each sample in Python, against
+``simulate(constraints=…)`` holding the same feet; medians of interleaved
+runs, reported as a ratio without a target.
+
 Each part has fixed targets (``TARGETS`` below, written as rows with
 ``met`` yes/no, read by ``experiments.reproduce``). Writes to
 ``paper_figures/`` (``--out DIR`` elsewhere; ``_full`` names with
@@ -129,9 +135,11 @@ SOLO_KP, SOLO_KD = 10.0, 0.2  # N m/rad, N m s/rad
 SETTLE_WINDOW = 0.1           # s: the base height over the last this much of the run
 
 QUICK = dict(sphere_time=4.5, sphere_dt=5e-3, tols=(1e-4, 1e-7, 1e-10),
-             block_time=1.5, block_dt=1e-2, solo_time=1.0, solo_dt=2e-3)
+             block_time=1.5, block_dt=1e-2, solo_time=1.0, solo_dt=2e-3, cost_time=0.5,
+             cost_repeats=3)
 FULL = dict(sphere_time=6.0, sphere_dt=1e-3, tols=tuple(10.0 ** -k for k in range(4, 13)),
-            block_time=3.0, block_dt=1e-3, solo_time=2.0, solo_dt=1e-3)
+            block_time=3.0, block_dt=1e-3, solo_time=2.0, solo_dt=1e-3, cost_time=2.0,
+            cost_repeats=5)
 
 # Targets: fixed numbers, from the event tolerance and round-off (see the docstring).
 TARGETS = dict(
@@ -438,6 +446,31 @@ def run_solo(robot, duration, dt, progress=False):
     return ld.simulate(robot.model, robot.state0(), duration, dt=dt, contacts=robot.contacts,
                        restitution=0.0, friction=SOLO_MU, event_tol=EVENT_TOL,
                        controller=robot.controller, progress=progress)
+
+
+def cost_of_events(robot, duration, dt, repeats):
+    """Solo-12 standing on its feet at rest for ``duration``: the wall time
+    of ``simulate(contacts=…)`` (no event happens: the watched functions are
+    evaluated at every sample) against ``simulate(constraints=…)`` holding
+    the same four feet, medians of ``repeats`` interleaved runs."""
+    C = robot.pose0.copy()
+    C[2, 3] -= robot.drop                              # feet on the ground
+    state = ld.State(C, np.zeros(6), robot.q_stand, np.zeros(robot.model.n_joints))
+    runs = {"held": lambda: ld.simulate(robot.model, state, duration, dt=dt,
+                                        constraints=robot.feet3d, controller=robot.controller),
+            "events": lambda: ld.simulate(robot.model, state, duration, dt=dt,
+                                          contacts=robot.contacts, friction=SOLO_MU,
+                                          controller=robot.controller)}
+    times = {k: [] for k in runs}
+    for _ in range(repeats + 1):                       # the first round warms up
+        for k, f in runs.items():
+            t0 = time.perf_counter()
+            traj = f()
+            times[k].append(time.perf_counter() - t0)
+            if k == "events" and traj.events:
+                raise RuntimeError(f"standing Solo-12: unexpected events {traj.events}")
+    held, events = (float(np.median(times[k][1:])) for k in ("held", "events"))
+    return dict(held=held, events=events, ratio=events / held, steps=len(traj) - 1)
 
 
 def solo_analysis(robot, traj, g):
@@ -769,13 +802,24 @@ def main(argv=None):
     solo["mass"] = robot.mass
     seconds["solo"] = time.perf_counter() - start
 
+    say(f"cost: Solo-12 standing {cfg['cost_time']:g} s, contacts= against constraints=")
+    cost = cost_of_events(robot, cfg["cost_time"], cfg["solo_dt"], cfg["cost_repeats"])
+
     report(sphere, sweep, blocks, solo, seconds, g)
+    print(f"cost of events: Solo-12 standing {cfg['cost_time']:g} s ({cost['steps']} steps): "
+          f"contacts= {cost['events']:.3f} s, constraints= {cost['held']:.3f} s, "
+          f"ratio {cost['ratio']:.2f} (medians of {cfg['cost_repeats']} interleaved runs)")
     for part, msg in stopped.items():
         if msg is not None:
             print(f"{part}: {msg}")
     rows = rows_of(sphere, sweep, blocks, solo, g, stopped)
     rows += [_row("runtime", f"{part} (simulation and analysis)", s, "s")
              for part, s in seconds.items()]
+    rows += [_row("cost", "Solo-12 standing, no event: simulate(contacts=) wall time", cost["events"],
+                  "s"),
+             _row("cost", "the same held with simulate(constraints=)", cost["held"], "s"),
+             _row("cost", "ratio contacts= / constraints= (one run, interleaved medians)",
+                  cost["ratio"], "x")]
     print()
     for r in rows:
         if r["met"]:

@@ -36,8 +36,10 @@ def test_writes_tables_and_figure(quick):
     out, text, rows = quick
     assert (out / "contact_events.png").stat().st_size > 10_000
     assert list(rows[0]) == ["machine", "code"] + CE.FIELDS
-    assert {r["kind"] for r in rows} == {"sphere", "solo", "runtime"} | {
+    assert {r["kind"] for r in rows} == {"sphere", "solo", "runtime", "cost"} | {
         f"block {case}" for case in CE.BLOCK_CASES}
+    cost = {r["quantity"]: float(r["value"]) for r in rows if r["kind"] == "cost"}
+    assert len(cost) == 3 and all(v > 0.0 for v in cost.values())
     bounces = read_rows(out / "contact_events_bounces.csv")
     _, _, n_rest = CE.bounce_closed_form(CE.DROP, CE.RESTITUTION, 9.81, CE.REST_VELOCITY)
     assert [int(b["n"]) for b in bounces] == list(range(1, n_rest + 1))
