@@ -301,6 +301,11 @@ def test_solo_dropped_from_5_cm_lands_on_four_feet_and_comes_to_rest(solo_drop):
     assert Fn.min() > 0.0
     assert (np.linalg.norm(F[..., :2], axis=-1) <= 0.7 * Fn).all()
     assert energy(len(traj) - 1) < 1e-6
+    # the gap column (from the position errors while every foot is held) is the gap
+    for j in range(0, len(traj), 50):
+        g = ld.contact_gaps(model, ld.point_contacts(FEET), traj.base_pose[j], None,
+                            traj.q[j, :1], 0).phi[0]
+        assert_close(traj.gap[j], g, 0.0, 1e-12, what=f"gaps at sample {j}")
     # settling: after 0.9 s on its feet the weight is carried to 0.5 %
     weight = float(np.sum(model.body_mass)) * G
     assert_close(F[-1].sum(axis=0), [0.0, 0.0, weight], 0.0, 5e-3 * weight)

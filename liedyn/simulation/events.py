@@ -464,9 +464,18 @@ class _Hybrid(ContactModes):
         T = k1 - k0
         F = np.zeros((T, self.nc, 3))
         gap = np.zeros((T, self.nc))
+        # with every contact held, the gaps follow from the position errors
+        # φ_c = p − p(t_start) the window records: gap = gap(t_start) + nᵀ φ_c
+        held = cs is not None and all(mo in (CLOSED, STICK) for mo in modes)
+        if held:
+            g0 = self._geometry_at(traj, 0)[0]
         for j, k in enumerate(range(k0, k1)):
-            phi, _, vt = self._geometry_at(traj, k)
-            gap[j] = phi
+            if held:
+                for i in range(self.nc):
+                    e = traj.position_residual[k, rows[i]]
+                    gap[j, i] = g0[i] + (e @ self.cl.normal[i] if modes[i] == STICK else e[0])
+            else:
+                gap[j], _, vt = self._geometry_at(traj, k)
             for i in range(self.nc):
                 if modes[i] == OPEN:
                     continue
