@@ -60,7 +60,6 @@ import math
 import numpy as np
 
 from .._checks import check_scalar
-from ..contact.constraints import ConstraintSet, Contact1D, Contact3D
 from ..contact.gaps import _real, check_contacts
 from ..contact.impact import impact, impulse_dynamics, restitution_arg
 from ..contact.unilateral import unilateral_forward_dynamics
@@ -231,19 +230,19 @@ class _Hybrid(ContactModes):
         """The watched functions at sample ``k``: a list of ``(value, contact,
         kind)``, each positive until its event."""
         modes, cs, rows = seg
-        cl, out = self.cl, []
+        out = []
         if any(mo == OPEN for mo in modes) or any(mo == SLIDE for mo in modes):
             phi, _, vt = self._geometry_at(traj, k)
+        if cs is not None:
+            F = self._forces(traj.force[k], modes, rows, lambda i: self._direction(i, vt))
         for i in range(self.nc):
             mo = modes[i]
             if mo == OPEN:
                 out.append((phi[i], i, 0))
                 continue
-            f = traj.force[k, rows[i]]
-            fn = float(f @ cl.normal[i]) if mo == STICK else float(f[0])
-            out.append((fn, i, 1))
+            out.append((float(F[i] @ self.cl.normal[i]), i, 1))
             if mo == STICK:
-                out.append((self.mu[i] * fn - float(np.linalg.norm(f - fn * cl.normal[i])), i, 2))
+                out.append((self._margin(i, F), i, 2))
             elif mo == SLIDE:
                 out.append((float(vt[i] @ self.s0[i]), i, 3))
         return out
@@ -326,20 +325,20 @@ class _Hybrid(ContactModes):
         hint = list(modes)
         imp = None
         if allow_impact and np.any(touching & (vn < -VELOCITY_TOL)):
-            state, imp = self._impact(state, vn, vt, touching)
+            state, imp = self._impact(state, vn, touching)
             phi, vn, vt = self._geometry(state)
-        resting = touching & (np.abs(vn) <= max(VELOCITY_TOL, 1e-3 * self.rest_velocity))
+        at_rest = max(VELOCITY_TOL, 1e-3 * self.rest_velocity)   # m/s along the normal
+        resting = touching & (np.abs(vn) <= at_rest)
         # the frictionless LCP chooses the contacts that push
         cand = [i for i in range(nc) if resting[i]]
         modes = [OPEN] * nc
         slips = []
         if cand:
             tau, W, app, inp = self._inputs(t, state)
-            C, V, q, qd = self._full(state)
             u = unilateral_forward_dynamics(
-                self.model, cl.subset(cand), C, V[None] if self.model.floating_base else None,
-                np.vstack([q, qd]), 0, tau=tau, base_wrench=W, applied=app,
-                gap_tol=GAP_TOL, velocity_tol=max(VELOCITY_TOL, 1e-3 * self.rest_velocity))
+                self.model, cl.subset(cand), *self._motion(state), 0, tau=tau, base_wrench=W,
+                applied=app,
+                gap_tol=GAP_TOL, velocity_tol=at_rest)
             for i in cand:
                 if cl.names[i] not in u.active:
                     continue
@@ -352,8 +351,7 @@ class _Hybrid(ContactModes):
                     modes[i] = STICK                     # (a stick event's round-off projected)
                 else:
                     modes[i] = SLIDE
-                    self.s0[i] = vt[i] / np.linalg.norm(vt[i])
-                    self.d[i] = -self.s0[i]
+                    self._slide_along(i, vt[i] / np.linalg.norm(vt[i]))
         for _ in range(4 * nc + 1):
             cs, rows = self._constraints(modes)
             F, lam_n, _, _ = self._solve(t, state, modes, cs, rows)
@@ -364,9 +362,7 @@ class _Hybrid(ContactModes):
             margins = [self._margin(i, F) if modes[i] == STICK else math.inf for i in range(nc)]
             j = int(np.argmin(margins))
             if margins[j] < -self.force_tol:
-                ft = F[j] - (F[j] @ cl.normal[j]) * cl.normal[j]
-                self.d[j] = ft / max(np.linalg.norm(ft), 1e-300)
-                self.s0[j] = -self.d[j]
+                self._slip_from_force(j, F)
                 modes[j] = SLIDE
                 slips.append((j, 2))
                 continue
@@ -382,14 +378,10 @@ class _Hybrid(ContactModes):
         for i in range(nc):
             if modes[i] == SLIDE:
                 s = float(np.linalg.norm(vt[i]))
-                if s > SLIP_TOL:
-                    self.s0[i] = vt[i] / s
-                    self.d[i] = -self.s0[i]
-                else:
-                    self.s0[i] = -self.d[i]
+                self._slide_along(i, vt[i] / s if s > SLIP_TOL else -self.d[i])
         return state, modes, imp, slips
 
-    def _impact(self, state, vn, vt, touching):
+    def _impact(self, state, vn, touching):
         """The velocity jump of a touch-down: ``(state after, ImpactResult of
         the normal impact)``.
 
@@ -399,46 +391,43 @@ class _Hybrid(ContactModes):
         the contacts that do not rebound stopped as points (an inelastic
         impulse, :func:`liedyn.impulse_dynamics`) where the whole impulse
         lies in their cones, along their normals only where it does not."""
-        cl, m = self.cl, self.model
+        m = self.model
         e = np.where(self.e * np.maximum(-vn, 0.0) >= self.rest_velocity, self.e, 0.0)
-        C, V, q, qd = self._full(state)
-        Vm = V[None] if m.floating_base else None
-        imp = impact(m, cl, C, Vm, np.vstack([q, qd]), restitution=e, gap_tol=GAP_TOL)
-        after = State(C, None if imp.base_twist is None else imp.base_twist[0], q, imp.q[1],
-                      state.extra)
+        C, Vm, q2 = self._motion(state)
+
+        def after(res):
+            return State(C, None if res.base_twist is None else res.base_twist[0], q2[0],
+                         res.q[1], state.extra)
+
+        imp = impact(m, self.cl, C, Vm, q2, restitution=e, gap_tol=GAP_TOL)
         if self.mu is None:
-            return after, imp
+            return after(imp), imp
         push = [i for i in range(self.nc) if touching[i] and imp.impulse[i] > 0.0]
-        rebound = {i for i in push if imp.velocity_after[i] > VELOCITY_TOL}
-        stick = [i for i in push if i not in rebound]
+        stick = [i for i in push if not imp.velocity_after[i] > VELOCITY_TOL]
         for _ in range(len(stick) + 1):
-            items, rows, k, rest = [], {}, 0, []
-            for i in push:
-                three = i in stick
-                items.append(Contact3D(int(cl.frame[i]), name=cl.names[i]) if three else
-                             Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i]))
-                rows[i] = slice(k, k + (3 if three else 1))
-                rest += [0.0] * (3 if three else 1) if three else [e[i]]
-                k += 3 if three else 1
-            if not items:
-                return after, imp
-            r = impulse_dynamics(m, ConstraintSet(m, items), C, Vm, np.vstack([q, qd]),
-                                 restitution=np.array(rest))
-            bad = None
-            for i in stick:
-                L = r.impulse[rows[i]]
-                Ln = L @ cl.normal[i]
-                if self.mu[i] * Ln < np.linalg.norm(L - Ln * cl.normal[i]) * (1.0 + 1e-9):
-                    bad = i
-                    break
-            if bad is None and all(r.impulse[rows[i]].sum() >= 0.0 for i in push
+            modes = [STICK if i in stick else CLOSED if i in push else OPEN
+                     for i in range(self.nc)]
+            cs, rows = self._constraints(modes)
+            if cs is None:
+                return after(imp), imp
+            rest = np.concatenate([np.zeros(3) if modes[i] == STICK else [e[i]] for i in push])
+            r = impulse_dynamics(m, cs, C, Vm, q2, restitution=rest)
+            L = self._forces(r.impulse, modes, rows, None)
+            bad = next((i for i in stick if self._margin(i, L) < 1e-9 * float(
+                np.linalg.norm(self._tangential(i, L)))), None)
+            if bad is None and all(L[i] @ self.cl.normal[i] >= 0.0 for i in push
                                    if i not in stick):
-                return State(C, None if r.base_twist is None else r.base_twist[0], q, r.q[1],
-                             state.extra), imp
+                return after(r), imp
             if bad is None:                         # a normal impulse pulls: keep the LCP's
-                return after, imp
+                return after(imp), imp
             stick.remove(bad)
-        return after, imp
+        return after(imp), imp
+
+    def _slip_from_force(self, i, F):
+        """Contact ``i`` starts to slip: its friction keeps the direction of
+        the tangential force it had."""
+        ft = self._tangential(i, F)
+        self._slide_along(i, -ft / max(np.linalg.norm(ft), 1e-300))
 
     def _slip_directions(self, state, modes):
         """At a segment's start, the slip directions ``s₀`` (and the friction
@@ -451,8 +440,7 @@ class _Hybrid(ContactModes):
             s = float(np.linalg.norm(vt[i]))
             self.speed0[i] = s
             if modes[i] == SLIDE and s > SLIP_TOL:
-                self.s0[i] = vt[i] / s
-                self.d[i] = -self.s0[i]
+                self._slide_along(i, vt[i] / s)
 
     # -- the trajectory -------------------------------------------------------------
 
@@ -476,16 +464,9 @@ class _Hybrid(ContactModes):
                     gap[j, i] = g0[i] + (e @ self.cl.normal[i] if modes[i] == STICK else e[0])
             else:
                 gap[j], _, vt = self._geometry_at(traj, k)
-            for i in range(self.nc):
-                if modes[i] == OPEN:
-                    continue
-                f = traj.force[k, rows[i]]
-                if modes[i] == STICK:
-                    F[j, i] = f
-                else:
-                    F[j, i] = f[0] * self.cl.normal[i]
-                    if modes[i] == SLIDE:
-                        F[j, i] += self.mu[i] * f[0] * self._direction(i, vt)
+            if cs is not None:
+                F[j] = self._forces(traj.force[k], modes, rows,
+                                    lambda i: self._direction(i, vt))
         N = self.model.n_bodies
         self.pieces.append({
             "time": traj.time[k0:k1], "base_pose": traj.base_pose[k0:k1],
@@ -608,8 +589,7 @@ class _Hybrid(ContactModes):
                 if speed > max(SLIP_TOL, TURN_RTOL * self.speed0[i]):
                     # the slip turned across its initial direction, still moving: no
                     # event; the sample is taken again with the friction along the slip
-                    self.s0[i] = vt[i] / speed
-                    self.d[i] = -self.s0[i]
+                    self._slide_along(i, vt[i] / speed)
                     self.pieces.pop()
                     first = True
                     continue
@@ -621,10 +601,7 @@ class _Hybrid(ContactModes):
             elif kind == 1:
                 new[i] = OPEN
             elif kind == 2:
-                F, _, _, _ = self._solve(t, state, modes, cs, rows)
-                ft = F[i] - (F[i] @ self.cl.normal[i]) * self.cl.normal[i]
-                self.d[i] = ft / max(np.linalg.norm(ft), 1e-300)
-                self.s0[i] = -self.d[i]
+                self._slip_from_force(i, self._solve(t, state, modes, cs, rows)[0])
                 new[i] = SLIDE
             else:
                 new[i] = STICK

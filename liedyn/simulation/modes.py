@@ -72,6 +72,12 @@ class ContactModes:
         qd = np.zeros(n) if s.qd is None else np.array(s.qd)
         return C, V, q, qd
 
+    def _motion(self, state):
+        """``(C, V₀ (1, 6) or None, (q, q̇) (2, n))``: a state as the dynamics
+        functions take it."""
+        C, V, q, qd = self._full(state)
+        return C, V[None] if self.model.floating_base else None, np.vstack([q, qd])
+
     def _inputs(self, t, state):
         """``(tau (1, n), W (1, 6) or None, applied (1, N, 6) or None, Inputs)``
         of the controller and plant at ``state``."""
@@ -84,22 +90,21 @@ class ContactModes:
                                   t, "inputs", self._trajectory())
         return self._inputs_from(inp)
 
-    def _points(self, C, V, q, qd):
-        """Contact points ``p (nc, 3)`` and velocities ``ṗ (nc, 3)`` (world)."""
+    def _points(self, state):
+        """``(p (nc, 3), φ̇ (nc,), tangential velocity (nc, 3))``: the contact
+        points and the normal and tangential parts of their velocities
+        (world)."""
         m, cl = self.model, self.cl
-        fk = _kinematics(m, C, V[None] if m.floating_base else None, np.vstack([q, qd]), 1)
+        fk = _kinematics(m, *self._motion(state), 1)
         P = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 1)
                       for i in range(self.nc)])
-        return P[:, 0] - self.cl.radius[:, None] * cl.normal, P[:, 1]
+        vn = np.einsum("ij,ij->i", cl.normal, P[:, 1])
+        return P[:, 0] - cl.radius[:, None] * cl.normal, vn, P[:, 1] - vn[:, None] * cl.normal
 
     def _geometry(self, state):
         """``(φ (nc,), φ̇ (nc,), tangential velocity (nc, 3))``."""
-        C, V, q, qd = self._full(state)
-        p, v = self._points(C, V, q, qd)
-        n = self.cl.normal
-        phi = np.einsum("ij,ij->i", n, p) - self.cl.height
-        vn = np.einsum("ij,ij->i", n, v)
-        return phi, vn, v - vn[:, None] * n
+        p, vn, vt = self._points(state)
+        return np.einsum("ij,ij->i", self.cl.normal, p) - self.cl.height, vn, vt
 
     def _geometry_at(self, traj, k):
         """:meth:`_geometry` of sample ``k`` of ``traj``, computed once."""
@@ -156,11 +161,9 @@ class ContactModes:
         (nc,), applied (1, N, 6) with the sliding friction, the inputs)``."""
         m, nc, cl = self.model, self.nc, self.cl
         tau, W, app, inp = self._inputs(t, state) if inputs is None else inputs
-        F, lam_n = np.zeros((nc, 3)), np.zeros(nc)
         if cs is None:
-            return F, lam_n, app, inp
-        C, V, q, qd = self._full(state)
-        args = (m, cs, C, V[None] if m.floating_base else None, np.vstack([q, qd]), 0)
+            return np.zeros((nc, 3)), np.zeros(nc), app, inp
+        args = (m, cs, *self._motion(state), 0)
         base = np.zeros((1, m.n_bodies, 6)) if app is None else np.array(app)
         slide = [i for i in range(nc) if modes[i] == SLIDE]
 
@@ -168,9 +171,9 @@ class ContactModes:
             return constrained_forward_dynamics(*args, tau=tau, base_wrench=W,
                                                 applied=applied).force[0]
 
+        d = {}
         if slide:
-            p, v = self._points(C, V, q, qd)
-            vt = v - np.einsum("ij,ij->i", cl.normal, v)[:, None] * cl.normal
+            p, _, vt = self._points(state)
             d = {i: self._direction(i, vt) for i in slide}
             units = {i: self._unit_wrench(i, p[i], d[i]) for i in slide}
             l0 = lam(base)
@@ -180,25 +183,42 @@ class ContactModes:
             ln = np.linalg.solve(np.eye(len(slide)) - B * mu[None, :], l0[S])
             for j, i in enumerate(slide):
                 base = base + mu[j] * ln[j] * units[i]
-        lr = lam(base)
-        for i in range(nc):
-            if rows[i] is None:
+        F = self._forces(lam(base), modes, rows, d.get)
+        lam_n = np.einsum("ij,ij->i", F, cl.normal)
+        return F, lam_n, (base if slide or app is not None else None), inp
+
+    def _forces(self, lam, modes, rows, direction):
+        """The world force ``(nc, 3)`` on each contact from the constraint
+        forces ``λ`` of the held set (rows ``rows``): a point's force, the
+        normal force along ``n``, and for a sliding contact also the friction
+        ``μ λ_n direction(i)``."""
+        F = np.zeros((self.nc, 3))
+        for i in range(self.nc):
+            if modes[i] == OPEN:
                 continue
             if modes[i] == STICK:
-                F[i] = lr[rows[i]]
-                lam_n[i] = F[i] @ cl.normal[i]
-            else:
-                lam_n[i] = lr[rows[i].start]
-                F[i] = lam_n[i] * cl.normal[i]
-                if modes[i] == SLIDE:
-                    F[i] += self.mu[i] * lam_n[i] * d[i]
-        return F, lam_n, (base if slide or app is not None else None), inp
+                F[i] = lam[rows[i]]
+                continue
+            ln = lam[rows[i].start]
+            F[i] = ln * self.cl.normal[i]
+            if modes[i] == SLIDE:
+                F[i] += self.mu[i] * ln * direction(i)
+        return F
+
+    def _tangential(self, i, F):
+        """The tangential part of the force ``F[i]``."""
+        n = self.cl.normal[i]
+        return F[i] - (F[i] @ n) * n
 
     def _margin(self, i, F):
         """``μ λ_n − ‖λ_t‖`` of contact ``i``."""
-        n = self.cl.normal[i]
-        fn = F[i] @ n
-        return self.mu[i] * fn - float(np.linalg.norm(F[i] - fn * n))
+        return self.mu[i] * (F[i] @ self.cl.normal[i]) - float(
+            np.linalg.norm(self._tangential(i, F)))
+
+    def _slide_along(self, i, s0):
+        """Contact ``i`` slips along the unit ``s0``; its friction opposes it."""
+        self.s0[i] = s0
+        self.d[i] = -s0
 
     def _plant(self, modes, cs, rows):
         """The plant of a segment: the user's, plus the sliding friction."""
