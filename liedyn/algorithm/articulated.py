@@ -317,19 +317,26 @@ def recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion):
 
 
 @njit
+def articulated_factor(model, ws, motion, base_motion):
+    """The articulated inertias (Lemma 2) and, unless the base motion is
+    given, the Cholesky factor of ``M^A_0``: both once per call, for every
+    order. Returns ``OK`` or a status."""
+    status = articulated_inertia(model, ws, motion)
+    if status != OK or base_motion:
+        return status
+    return cholesky6(ws.MA[0], ws.L)
+
+
+@njit
 def articulated_body(model, ws, C0, about_base, V0, Vb, Wb, W_app, r, q, tau, motion,
                      base_motion):
     """Orders ``0..r`` of forward/hybrid dynamics in place on ``q`` (rows 0–1
     the state, motion-driven rows given, the rest zero) and ``tau``; returns
     ``OK`` or a status (a body index for a singular pivot, ``SINGULAR_BASE``)."""
     configuration(model, ws, C0, about_base, V0, q, r)
-    status = articulated_inertia(model, ws, motion)                            # Lemma 2: once
+    status = articulated_factor(model, ws, motion, base_motion)
     if status != OK:
         return status
-    if not base_motion:
-        status = cholesky6(ws.MA[0], ws.L)                                     # factor M^A_0 once
-        if status != OK:
-            return status
     for k in range(r + 1):
         bias_pass(model, ws, k, q, tau, W_app, motion)
         recover(model, ws, k, q, tau, Vb, Wb, motion, base_motion)

@@ -75,6 +75,17 @@ def check_forward_args(model, C0, V0, q0, tau_in, Wb, W_app, r):
     return status
 
 
+def raise_forward_args(status, model, base_pose, base_twist, q, tau, Wb, applied, r):
+    """The error of a failed forward-dynamics kernel (:func:`check_forward_args`'s
+    status, or the dynamics'): the arguments checked again by the slow checks,
+    which name the one that is wrong, else the status's own message."""
+    raise_for(status, model, lambda: (
+        check_motion_slow(model, base_pose, base_twist, q, 1, 2),
+        check_jet(tau, "tau", (r + 1, model.n_joints)),
+        check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
+        check_applied_slow(model, applied, r + 1)))
+
+
 @njit(inline=True)
 def load_state(ws, q0, tau_in):
     """The state ``q, q̇`` and the joint force jets into the workspace's
@@ -193,17 +204,12 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     """
     r = check_model_order(model, order)
     base = about_base(reference)
-    n = model.n_joints
     C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
     tau_in, Wb = force_args(model, tau, base_wrench, r + 1, model.floating_base)
     Wa = applied_arg(model, applied, r + 1)
     ws = workspace_for(model, r, workspace)
     status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r)
     if status != OK:
-        raise_for(status, model, lambda: (
-            check_motion_slow(model, base_pose, base_twist, q, 1, 2),
-            check_jet(tau, "tau", (r + 1, n)),
-            check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
-            check_applied_slow(model, applied, r + 1)))
+        raise_forward_args(status, model, base_pose, base_twist, q, tau, Wb, applied, r)
     return ForwardDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
                                  ws.base_wrench.copy(), ws.tau.copy())

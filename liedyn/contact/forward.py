@@ -44,12 +44,12 @@ quantity about the base origin ``o``, SPEC §1)
 
 import numpy as np
 
-from .._checks import (NOT_FINITE, OK, _all_finite, about_base, applied_arg,
-                       check_applied_slow, check_jet, check_motion_slow, motion_args, raise_for)
+from .._checks import NOT_FINITE, OK, _all_finite, about_base, applied_arg, motion_args
 from .._jit import Kernel, njit
-from ..algorithm.articulated import (articulated_inertia, bias_pass, cholesky6, cholesky6_solve,
+from ..algorithm.articulated import (articulated_factor, bias_pass, cholesky6_solve,
                                      configuration, recover)
-from ..algorithm.forward import base_outputs, check_forward_args, force_args, load_state
+from ..algorithm.forward import (base_outputs, check_forward_args, force_args, load_state,
+                                raise_forward_args)
 from ..multibody.model import check_model_order
 from ..spatial.se3 import _log_so3_into, _shift_wrench_acc
 from ..multibody.workspace import workspace_for
@@ -493,13 +493,9 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
     load_state(ws, q0, tau_in)
     # --- configuration, articulated inertias (once) ---
     configuration(model, ws, C0, about_base, V0, q, r)
-    status = articulated_inertia(model, ws, None)
+    status = articulated_factor(model, ws, None, fixed)
     if status != OK:
         return status
-    if not fixed:
-        status = cholesky6(ws.MA[0], ws.L)
-        if status != OK:
-            return status
     # scratch, a few arrays of each shape (B6: the unit responses', then the orders' dW, Vs)
     P = np.zeros((2, r + 3, nc, 3))
     Pa, Pb = P[0], P[1]
@@ -715,7 +711,6 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     cs = check_constraints(model, constraints)
     alpha, beta = baumgarte_arg(baumgarte)
     rtol = _scalar_arg(rank_rtol, "rank_rtol")
-    n = model.n_joints
     C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
     tau_in, Wb = force_args(model, tau, base_wrench, r + 1, model.floating_base)
     Wa = applied_arg(model, applied, r + 1)
@@ -732,11 +727,7 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
                          f"but world contact {cs.names[c]!r} has no anchor; use "
                          f"constraints.anchored(base_pose, q) or give anchor=")
     if status != OK:
-        raise_for(status, model, lambda: (
-            check_motion_slow(model, base_pose, base_twist, q, 1, 2),
-            check_jet(tau, "tau", (r + 1, n)),
-            check_jet(Wb, "base_wrench", (r + 1, 6)) if model.floating_base else None,
-            check_applied_slow(model, applied, r + 1)))
+        raise_forward_args(status, model, base_pose, base_twist, q, tau, Wb, applied, r)
     rank = int(info[0])
     V_out, q_out = ws.base_twist.copy(), ws.q.copy()
     if rank < cs.n_rows and r > 0:

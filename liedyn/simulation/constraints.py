@@ -48,7 +48,7 @@ import numpy as np
 from .._checks import NOT_FINITE, OK, counted, status_message
 from ..multibody._data import _plain_handle
 from .._jit import JIT, Kernel, njit
-from ..algorithm.articulated import articulated_inertia, cholesky6, cholesky6_solve, configuration
+from ..algorithm.articulated import articulated_factor, cholesky6_solve, configuration
 from ..contact.constraints import KIND_6D, WORLD, ConstraintData, check_constraints
 from ..contact.forward import (INCONSISTENT, RANK_RTOL, _force, constrained_forward_kernel,
                                constrained_paths, constraint_error_kernel, constraint_rate,
@@ -221,13 +221,9 @@ def _correction(model, ws, con, r, dnu):
     """``dnu = −M⁻¹Jᵀ Λ⁺ r`` (nv,) at the configured state (SPEC §10.1), ``Λ⁻¹ =
     J M⁻¹ Jᵀ`` from the unit responses of SPEC §13.2; returns a status."""
     fixed = not model.floating_base
-    status = articulated_inertia(model, ws, None)
+    status = articulated_factor(model, ws, None, fixed)
     if status != OK:
         return status
-    if not fixed:
-        status = cholesky6(ws.MA[0], ws.L)
-        if status != OK:
-            return status
     cd, Pa, Pb = con.cd, con.Pa, con.Pb
     m, N = r.shape[0], model.body_parent.shape[0]
     need = np.zeros(N, np.bool_)
