@@ -23,8 +23,12 @@ Conventions
   ``k``-th time derivative.
 * **Spatial twist** ``V = (ω, v)``: ``ω`` the world angular velocity,
   ``[V] = Ċ C⁻¹``, so ``v = ṗ − ω × p`` (about the world origin). With
-  ``reference="base"`` the twist is about the base origin, world axes:
-  ``(ω, ṗ)`` (SPEC §1).
+  ``reference="base"`` the twist is about the point held fixed where the
+  base origin is at this instant, world axes, as every other function of
+  the library reads that keyword (SPEC §1): row 0 is ``(ω, ṗ)``, row ``k``
+  ``(ω^(k), p^(k+1) − Σ_{a<k} C(k, a) ω^(a) × p^(k−a))``. That is not
+  the jet of ``(ω, ṗ)`` about the *moving* origin, which is Drake's
+  convention, named ``"drake"`` below.
 * **Rotation matrices** ``R`` map base-frame coordinates to world ones
   (``C₀ = [[R, p], [0, 1]]``).
 * **Quaternions** are Hamilton quaternions, ``R(q) v = q ⊗ (0, v) ⊗ q⁻¹``;
@@ -46,7 +50,9 @@ row ``k`` is the ``k``-th time derivative of the listed components:
 ``"mujoco"``     MuJoCo's free-joint ``qvel``: ``(ṗ, ω_b)``, world-frame velocity of the
                  body origin, then body-frame angular velocity
 ``"drake"``      Drake's spatial velocity ``V_WB_W = (ω, ṗ)``: world frame, the body
-                 origin's velocity (liedyn's ``reference="base"``)
+                 origin's velocity; its derivatives are those of ``(ω, ṗ)``, about
+                 the moving origin (equal to liedyn's ``reference="base"`` at row 0
+                 only)
 ===============  =================================================================
 """
 
@@ -308,7 +314,9 @@ def _same_rows(x, rows):
 
 def _world_twist(p0, w, p_dot):
     """``(ω, v)`` about the world origin from the jets ``ω`` and ``ṗ``:
-    ``v^(k) = p^(k+1) − Σ_a C(k, a) ω^(a) × p^(k−a)``."""
+    ``v^(k) = p^(k+1) − Σ_a C(k, a) ω^(a) × p^(k−a)``. With ``p0 = 0`` it is
+    the twist about a point held fixed where the base origin is now (SPEC §1,
+    ``reference="base"``): the term ``a = k`` drops out, the others stay."""
     K = len(w)
     B = binomials(K)
     p = np.vstack([p0, p_dot])
@@ -320,16 +328,16 @@ def _world_twist(p0, w, p_dot):
 
 
 def _spatial(C0, w, p_dot, base):
-    """The spatial twist jet about the world or (``base``) the base origin."""
-    return np.hstack([w, p_dot]) if base else _world_twist(C0[:3, 3], w, p_dot)
+    """The spatial twist jet about the world origin or (``base``) about the
+    point held fixed where the base origin is now (SPEC §1, §12)."""
+    return _world_twist(np.zeros(3) if base else C0[:3, 3], w, p_dot)
 
 
 def _omega_p_dot(C0, V, base):
     """``(ω, ṗ)`` jets from a spatial twist jet: ``ṗ = ω × p + v``, by
-    :func:`liedyn.algorithm.frames.position_jet`."""
-    if base:
-        return V[:, :3].copy(), V[:, 3:].copy()
-    return V[:, :3].copy(), position_jet(C0[:3, 3], V, len(V))[1:]
+    :func:`liedyn.algorithm.frames.position_jet`, with ``p`` measured from the
+    reference point (``p₀ = 0`` about the base origin)."""
+    return V[:, :3].copy(), position_jet(np.zeros(3) if base else C0[:3, 3], V, len(V))[1:]
 
 
 def from_pose_jet(position, orientation, *, representation="matrix", order=None,
@@ -346,7 +354,8 @@ def from_pose_jet(position, orientation, *, representation="matrix", order=None,
         ``order="wxyz"`` or ``"xyzw"``; row 0 unit within
         :data:`QUATERNION_TOL`) or rotation vectors (``"rotvec"``).
     reference : ``"world"`` or ``"base"``
-        The twist about the world origin, ``(ω, v)``, or the base origin, ``(ω, ṗ)``.
+        The twist about the world origin, ``(ω, v)``, or about the point held
+        fixed where the base origin is now (SPEC §1; row 0 ``(ω, ṗ)``).
 
     Returns
     -------
@@ -370,8 +379,9 @@ def to_pose_jet(C0, V, *, representation="matrix", order=None, reference="world"
     """Inverse of :func:`from_pose_jet`: ``(position (K+1, 3), orientation)``
     from ``C₀`` and ``V₀^(0..K−1)`` ``(K, 6)``.
 
-    ``p^(k+1) = Σ_a C(k, a) ω^(a) × p^(k−a) + v^(k)`` (``= ṗ^(k)`` about the
-    base origin); the orientation jet ``(K+1, 3, 3)`` from
+    ``p^(k+1) = Σ_a C(k, a) ω^(a) × p^(k−a) + v^(k)`` (with ``p`` measured
+    from the base origin held fixed, ``p₀ = 0``, when ``reference="base"``);
+    the orientation jet ``(K+1, 3, 3)`` from
     ``R^(k+1) = Σ_a C(k, a) ω̂^(a) R^(k−a)``, ``(K+1, 4)`` from
     ``q^(k+1) = ½ Σ_a C(k, a) (0, ω^(a)) ⊗ q^(k−a)`` with ``w₀ ≥ 0`` (component
     order ``order``), or ``(K+1, 3)`` rotation vectors with ``|φ₀| ≤ π``.
@@ -394,8 +404,10 @@ def twist_to_spatial(C0, twist, convention, *, reference="world"):
 
     Body-frame parts are rotated by the moving ``R``:
     ``ω^(k) = Σ_a C(k, a) R^(a) ω_b^(k−a)``, ``ṗ^(k) = Σ_a C(k, a) R^(a) v_b^(k−a)``
-    with ``R^(k+1) = Σ_a C(k, a) R^(k−a) ω̂_b^(a)``; then ``v = ṗ − ω × p``
-    (``reference="world"``) or ``(ω, ṗ)`` itself (``"base"``).
+    with ``R^(k+1) = Σ_a C(k, a) R^(k−a) ω̂_b^(a)``; then
+    ``v^(k) = p^(k+1) − Σ_a C(k, a) ω^(a) × p^(k−a)`` with ``p`` from the world
+    origin (``reference="world"``) or from the base origin held fixed
+    (``"base"``, SPEC §1).
     """
     base = about_base(reference)
     convention = _convention_arg(convention)
@@ -417,7 +429,8 @@ def twist_to_spatial(C0, twist, convention, *, reference="world"):
 def twist_from_spatial(C0, V, convention, *, reference="world"):
     """Inverse of :func:`twist_to_spatial`: the jet ``(K+1, 6)`` in
     ``convention`` of the spatial twist jet ``V`` (about the world origin, or
-    the base origin with ``reference="base"``).
+    the base origin held fixed at this instant with ``reference="base"``,
+    SPEC §1).
 
     ``ω_b^(k) = Σ_a C(k, a) Rᵀ^(a) ω^(k−a)``, ``v_b^(k) = Σ_a C(k, a) Rᵀ^(a) ṗ^(k−a)``
     with ``R^(k+1) = Σ_a C(k, a) ω̂^(a) R^(k−a)``: ``(ω_b, v_b) = Ad_{C⁻¹} V``
@@ -611,7 +624,8 @@ class SampledTrajectory:
     def jets(self, t, K, *, reference="world"):
         """``TrajectoryJets(base_pose (4, 4), base_twist (K+1, 6), q (K+2, n))``
         at time ``t`` in :attr:`time_range`: ``C₀``, ``V₀^(0..K)`` (about the
-        world origin, or the base origin with ``reference="base"``) and
+        world origin, or the base origin held fixed at ``t`` with
+        ``reference="base"``, SPEC §1) and
         ``q^(0..K+1)`` (``None`` without joints). What a call reads:
         inverse dynamics and the closed form of order ``r`` take ``K = r + 1``,
         forward kinematics ``K = r``, forward dynamics' state ``K = 0``."""

@@ -30,9 +30,15 @@ References (the conventions of Pinocchio's ``ReferenceFrame``, with liedyn's
     base, ``I₆`` as its base block; ``J^(k)`` has columns ``S_j^(k)`` and a
     zero base block for ``k ≥ 1``. ``R = I``.
 ``"base"``
-    About the base origin ``p₀``, world axes: ``(ω, v + ω × p₀)``, the
-    reference point of :func:`liedyn.forward_kinematics`'s
-    ``reference="base"``. ``R = Ad_{T(−p₀)}`` with ``p₀`` moving with the base.
+    About the point held fixed where the base origin ``p₀`` is at this
+    instant, world axes: ``(ω, v + ω × p₀)``. As everywhere in liedyn (SPEC
+    §1), the keyword then holds for the whole call: the base twist jet it
+    takes is about that point too, and so is ``ν = (V₀, q̇)`` (the Jacobian's
+    base block is ``I₆``, its joint columns the screws about ``p₀``), exactly
+    as :func:`liedyn.forward_kinematics`, :func:`liedyn.mass_matrix` and
+    :func:`liedyn.inverse_dynamics` read ``reference="base"``. The point is
+    constant, so every row of a jet maps alike (``R = I`` on the kinematics
+    about ``p₀``).
 ``"local"``
     Body: ``Ad_{X⁻¹} V``, axes and point of the frame. ``R = Ad_{X⁻¹}`` with
     ``d/dt Ad_{X⁻¹} = −Ad_{X⁻¹} ad_V``.
@@ -44,7 +50,10 @@ References (the conventions of Pinocchio's ``ReferenceFrame``, with liedyn's
     ``getFrameAcceleration(LOCAL_WORLD_ALIGNED)``, which is the spatial
     acceleration re-expressed at ``p``.
 
-In every reference the jets are time derivatives of the quantity in that
+With ``"world"`` and ``"base"`` the call's inputs and outputs are about the
+same point; ``"local"`` and ``"local_world_aligned"`` name how the *output*
+is expressed, and the call's base twist (and ``ν``) is then about the world
+origin. In every reference the jets are time derivatives of the quantity in that
 reference: ``Y_ref^(k) = Σ_a C(k, a) R^(a) Y^(k−a)`` for twists (``Y = V``)
 and Jacobians (``Y = J``), so ``V_ref^(k) = Σ_a C(k, a) J_ref^(a) ν^(k−a)``.
 """
@@ -164,28 +173,34 @@ def leibniz(R, Y):
 
 
 def _reference_jet(reference, X, V, P, K):
-    """``R^(0..K)`` mapping spatial quantities to ``reference`` (module
-    docstring); ``P`` is the jet of the reference point (rows ≥ K+1) for
-    ``"base"`` and ``"local_world_aligned"``."""
+    """``R^(0..K)`` mapping the kinematics' spatial quantities (about the
+    call's point: :func:`_kinematics_reference`) to ``reference`` (module
+    docstring); ``P`` is the jet of the frame origin (rows ≥ K+1) for
+    ``"local_world_aligned"``."""
     if reference == "local":
         return inverse_adjoint_jet(X, V, K)
     R = np.zeros((K + 1, 6, 6))
     R[0] = np.eye(6)
-    if reference in ("base", "local_world_aligned"):
+    if reference == "local_world_aligned":
         for k in range(K + 1):
             R[k, 3:, :3] = -_hat(P[k])                   # Ad_{T(−p)}^(k)
     return R
 
 
-def _point_jet(reference, X, V, C0, V0, K, P=None):
-    """Jet (K+1, 3) of the reference point: the base origin (``V0`` the base
-    twist jet) or the frame origin (``V`` its twist jet; ``P`` its jet if
-    already formed, rows ≥ K+1); ``None`` otherwise."""
-    if reference == "base":
-        return position_jet(C0[:3, 3], V0, K)
-    if reference == "local_world_aligned":
-        return position_jet(X[:3, 3], V, K) if P is None else P[:K + 1]
-    return None
+def _kinematics_reference(reference):
+    """The point of the call's twists (SPEC §1): the base origin for
+    ``"base"``, the world origin for the other references."""
+    return "base" if reference == "base" else "world"
+
+
+def _position_jet(X, V, fk, reference, K):
+    """Jet ``(K+1, 3)`` of the origin of a frame at pose ``X`` with twist jet
+    ``V`` about the call's point (the base origin ``p₀`` held fixed, or the
+    world origin): :func:`position_jet` of ``p − p₀``, then ``p₀`` added back."""
+    o = fk.body_pose[0][:3, 3] if reference == "base" else np.zeros(3)
+    P = position_jet(X[:3, 3] - o, V, K)
+    P[0] = X[:3, 3]
+    return P
 
 
 # ------------------------------------------------- from a kinematics pass --
@@ -218,8 +233,8 @@ def _frame_jacobian(model, fk, f, reference, K):
         J[0, :, :6] = np.eye(6)
     for j in model.ancestors(b)[:-1]:
         J[:, :, nb + j - 1] = fk.screw[:K + 1, j]
-    Pr = _point_jet(reference, X, V, fk.body_pose[0], fk.twist[:, 0], K)
-    return X, leibniz(_reference_jet(reference, X, V, Pr, K), J)
+    P = _position_jet(X, V, fk, reference, K) if reference == "local_world_aligned" else None
+    return X, leibniz(_reference_jet(reference, X, V, P, K), J)
 
 
 # ---------------------------------------------------------------- public --
@@ -294,7 +309,9 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     base_pose : (4, 4) or None
         Base pose (``None``: ``model.home_pose``).
     base_twist : (order+1, 6) or None (more rows: the first order+1 are read)
-        Spatial base twist jet ``V₀^(0..order)``; ``None`` for a fixed base.
+        Spatial base twist jet ``V₀^(0..order)``, about the base origin held
+        fixed with ``reference="base"`` (SPEC §1), else about the world
+        origin; ``None`` for a fixed base.
     q : (order+2, n) (more rows: the first order+2 are read)
         Joint jet ``q^(0..order+1)``.
     order : int ≥ 0
@@ -318,12 +335,12 @@ def frame_kinematics(model, base_pose, base_twist, q, order, frame, *, reference
     K = check_order(order)
     f = frame_arg(model, frame)
     ref = reference_arg(reference)
-    fk = forward_kinematics(model, base_pose, base_twist, q, K)
+    fk = forward_kinematics(model, base_pose, base_twist, q, K,
+                            reference=_kinematics_reference(ref))
     X = _frame_pose(model, fk, f)
     V = fk.twist[:, model.frame_body[f]]
-    P = position_jet(X[:3, 3], V, K + 1)
-    Pr = _point_jet(ref, X, V, fk.body_pose[0], fk.twist[:, 0], K, P)
-    twist = leibniz(_reference_jet(ref, X, V, Pr, K), V)
+    P = _position_jet(X, V, fk, ref, K + 1)
+    twist = leibniz(_reference_jet(ref, X, V, P, K), V)
     return FrameKinematicsResult(model.frame_names[f], ref, X, twist, P)
 
 
@@ -344,7 +361,8 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
     base_pose : (4, 4) or None
         Base pose (``None``: ``model.home_pose``).
     base_twist : (order, 6) or None (more rows: the first order are read)
-        Spatial base twist jet ``V₀^(0..order−1)`` (``J^(k)`` needs the
+        Spatial base twist jet ``V₀^(0..order−1)``, about the point the
+        reference names (as ``frame_kinematics``) (``J^(k)`` needs the
         twists up to order ``k − 1``); ``None`` for a fixed base, and for any
         base when ``order = 0``.
     q : (order+1, n) (more rows: the first order+1 are read)
@@ -376,5 +394,6 @@ def frame_jacobian(model, base_pose, base_twist, q, order, frame, *, reference="
     # q^(K+1): pad with zero rows. S^(0..K) and V^(0..K−1), all that is used
     # here, do not depend on them (SPEC §3).
     Vpad = np.vstack([Vb, np.zeros((1, 6))]) if model.floating_base else None
-    fk = forward_kinematics(model, C0, Vpad, np.vstack([qj, np.zeros((1, model.n_joints))]), K)
+    fk = forward_kinematics(model, C0, Vpad, np.vstack([qj, np.zeros((1, model.n_joints))]), K,
+                            reference=_kinematics_reference(ref))
     return _frame_jacobian(model, fk, f, ref, K)[1]
