@@ -5,6 +5,18 @@ an immutable :class:`Description` — the links and joints as written, and the
 bodies (parent first) and named frames of the liedyn tree they make.
 :func:`load_urdf` feeds that description to a :class:`liedyn.ModelBuilder`.
 
+The base
+--------
+A URDF does not say whether its root link is fixed to the world or moves
+freely, and a wrong guess loads without complaint: a fixed arm read as
+floating flies off under gravity, a legged robot read as fixed hangs from its
+pelvis. So ``floating_base`` has no default; calling :func:`load_urdf` or
+:func:`parse_urdf` without it is a ``TypeError`` saying what to pass:
+``floating_base=True`` for a free-flying or legged robot (the root link is the
+floating base, in the whole of SE(3)), ``floating_base=False`` for a robot
+fixed to the world, such as an arm (the model Pinocchio's
+``buildModelFromUrdf`` gives without a root joint).
+
 Conventions
 -----------
 * A URDF joint's ``<origin>`` is the pose of the child link frame in the parent
@@ -127,6 +139,27 @@ class URDFError(ValueError):
 class URDFWarning(UserWarning):
     """Something in a URDF that was loaded differently from what it says, or
     not at all."""
+
+
+class _Required:
+    """The default of ``floating_base``, which has none (module docstring,
+    "The base"); shown as ``<required>`` in the signature."""
+
+    def __repr__(self):
+        return "<required>"
+
+
+_REQUIRED = _Required()
+
+
+def _check_floating_base(floating_base):
+    if floating_base is _REQUIRED:
+        raise TypeError("floating_base: required keyword, a URDF does not say whether its root "
+                        "link moves: pass floating_base=True for a free-flying or legged robot, "
+                        "floating_base=False for a robot fixed to the world such as an arm (as "
+                        "Pinocchio's buildModelFromUrdf gives without a root joint)")
+    if not isinstance(floating_base, (bool, np.bool_)):
+        raise TypeError(f"floating_base: expected True or False, got {floating_base!r}")
 
 
 # ---------------------------------------------------------------- records --
@@ -725,8 +758,7 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     leave it out; for a body with links welded to it they keep the lines,
     which name the welded link at fault, and the builder's warning is dropped.
     """
-    if not isinstance(floating_base, (bool, np.bool_)):
-        raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
+    _check_floating_base(floating_base)
     top, label = _read(source)
     rd = _Reader(label)
     if top.tag != "robot":
@@ -792,7 +824,7 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     return desc, [f"{src}: {n}" for n in notes], {k for k, _ in strange}
 
 
-def parse_urdf(source, *, floating_base=True, root=None):
+def parse_urdf(source, *, floating_base=_REQUIRED, root=None):
     """Read and check a URDF; return its liedyn bodies and frames.
 
     Parameters
@@ -800,9 +832,12 @@ def parse_urdf(source, *, floating_base=True, root=None):
     source : str | os.PathLike
         A file path, or the URDF XML text itself (a string starting with
         ``<``). URLs and ``package://`` URIs are not fetched.
-    floating_base : bool
-        Whether the root link will move (decides which links must have a
-        physical rotational inertia).
+    floating_base : bool, required keyword
+        ``True``: the root link is a floating base (a free-flying or legged
+        robot); ``False``: it is fixed to the world (an arm, as Pinocchio's
+        ``buildModelFromUrdf`` gives). No default: a URDF does not say
+        (module docstring, "The base"). Here it decides which links must
+        have a physical rotational inertia.
     root : str, optional
         Name of the link to use as the base; the tree below it is loaded and
         everything else is reported in a warning. Required when the file has
@@ -818,7 +853,8 @@ def parse_urdf(source, *, floating_base=True, root=None):
     FileNotFoundError
         ``source`` names no file.
     TypeError
-        ``source`` is neither a path nor a string; ``root`` is not a string.
+        ``floating_base`` is missing or not a bool; ``source`` is neither a
+        path nor a string; ``root`` is not a string.
     URDFError
         The file is not a URDF liedyn can load (see the module docstring).
 
@@ -856,13 +892,18 @@ def _damping_note(desc):
             "warning: " + ", ".join(damped))
 
 
-def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=None,
+def load_urdf(source, *, floating_base=_REQUIRED, gravity=(0.0, 0.0, -9.81), root=None,
               damping=None, friction=None):
     """Build a :class:`liedyn.Model` from a URDF.
 
     Parameters are those of :func:`parse_urdf`, plus ``gravity`` (3,) in the
     world frame, and (module docstring, "Damping and friction"):
 
+    floating_base : bool, required keyword
+        ``True`` for a free-flying or legged robot, ``False`` for a robot
+        fixed to the world such as an arm (Pinocchio's
+        ``buildModelFromUrdf`` without a root joint). There is no default: a
+        URDF does not say, and a wrong guess would load silently.
     damping : None | "keep" | "drop"
         ``<dynamics damping>``. ``None`` (default): kept, with a
         :class:`URDFWarning` naming the damped joints (``τ`` then includes
