@@ -48,8 +48,8 @@ from ..multibody.results import _freeze, _frozen_setattr
 
 __all__ = ["InverseKinematicsResult", "inverse_kinematics"]
 
-# Damping is kept within [LAMBDA_MIN, LAMBDA_MAX]: below, (JᵀJ + λ²I) is
-# regularised by λ² ≈ 1e-24, harmless next to JᵀJ of a full-rank O(1) J;
+# Damping is kept within [LAMBDA_MIN, LAMBDA_MAX]: below, σ/(σ² + λ²) is 1/σ
+# to rounding for every singular value σ ≥ 1e-4, so the step is Gauss–Newton's;
 # above, the step is shorter than 1e-16 of the gradient and nothing changes.
 LAMBDA_MIN, LAMBDA_MAX = 1e-12, 1e8
 
@@ -128,7 +128,10 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
     target : (4, 4)
         Target pose of the frame in the world.
     tol : float > 0, keyword
-        Converged when ``‖log(X⁻¹ X*)‖ ≤ tol`` (radians and metres).
+        Converged when ``‖log(X⁻¹ X*)‖ ≤ tol`` (radians and metres). A
+        ``tol`` below the rounding of the poses (a few 1e-16 times their size)
+        cannot be met: the solver stops with ``status="out_of_reach"`` and a
+        ``distance`` and ``angle`` of that rounding.
     max_iterations : int ≥ 0, keyword
     max_step : float > 0, keyword
         Largest change of any joint in one iteration (rad or m).
