@@ -1,6 +1,7 @@
 """Inverse kinematics: the closed-form two-link planar solution, reachable
 targets on real robots and random trees, singular and unreachable targets
-(bounded steps, non-increasing error, a stationary point), joint limits."""
+(bounded steps, non-increasing error, a stationary point; on a 7-joint arm the
+closed-form reach gap, on the Panda no singular-matrix error), joint limits."""
 
 import math
 
@@ -130,12 +131,134 @@ def test_unreachable_target_ends_at_a_stationary_point():
     res = inverse_kinematics(model, None, np.array([0.5, 0.5]), "tool", target,
                              max_iterations=500)
     _monotone(res)
-    assert not res.converged and res.status in ("stalled", "max_iterations")
+    assert not res.converged and res.status in ("out_of_reach", "max_iterations")
     assert np.all(np.isfinite(res.q)) and np.all(np.abs(res.q) < 100.0)
     assert res.error_norm >= 1.6 - (L1 + L2) - 1e-12        # the position alone is that far
     J = liedyn.frame_jacobian(model, None, None, res.q[None], 0, "tool", reference="local")[0]
     assert np.linalg.norm(J.T @ res.error) <= 1e-6 * res.error_norm
     assert abs(_wrap(res.q[1])) <= 1e-3 and abs(_wrap(res.q[0] - a)) <= 1e-3
+
+
+# A 7-joint arm of the KUKA iiwa's layout: axes z y z y z y z; joints 1 and 2
+# at the shoulder S, 0.34 m above the base, joint 4 (the elbow) 0.4 m above S,
+# joint 6 (the wrist) 0.4 m above that, the tool 0.15 m beyond. Straight
+# (q₄ = q₆ = 0) the tool is REACH = 0.95 m from S, and by the triangle
+# inequality no configuration puts it farther.
+SHOULDER, REACH = 0.34, 0.95
+
+
+def seven_joint_arm():
+    b = ModelBuilder(floating_base=False)
+    inertia = se3.spatial_inertia(2.0, (0, 0, 0.1), np.diag([0.02, 0.02, 0.01]))
+    parent = b.add_body("base", None, None)
+    axes = ((0, 0, 1), (0, 1, 0)) * 3 + ((0, 0, 1),)
+    heights = (SHOULDER, 0.0, 0.2, 0.2, 0.2, 0.2, 0.08)
+    limits = (2.96, 2.09, 2.96, 2.09, 2.96, 2.09, 3.05)
+    for k, (axis, h, lim) in enumerate(zip(axes, heights, limits)):
+        parent = b.add_body(f"link{k + 1}", parent, Revolute(axis, lower=-lim, upper=lim),
+                            origin=se3.exp([0, 0, 0, 0, 0, h]), inertia=inertia)
+    b.add_frame("tool", parent, se3.exp([0, 0, 0, 0, 0, 0.07]))
+    return b.build()
+
+
+def pointing(azimuth, elevation, roll, r):
+    """The pose ``r`` from the shoulder along the direction (azimuth,
+    elevation from the vertical), tool z along it, rolled by ``roll``: at
+    ``r = REACH`` the tool pose of the straight arm ``q = (azimuth, elevation,
+    0, 0, 0, 0, roll)``."""
+    X = np.eye(4)
+    X[:3, :3] = (se3.exp_so3([0, 0, azimuth]) @ se3.exp_so3([0, elevation, 0])
+                 @ se3.exp_so3([0, 0, roll]))
+    X[:3, 3] = (0.0, 0.0, SHOULDER)
+    X[:3, 3] += r * X[:3, 2]
+    return X
+
+
+def _rotation_angle(R):
+    return math.acos(min(1.0, max(-1.0, (np.trace(R) - 1.0) / 2.0)))
+
+
+def _check_reported_gap(model, frame, target, res):
+    """The result's distance and angle are those of its ``q``'s pose, its
+    error is the smallest of its history."""
+    X = frame_pose(model, None, res.q, frame)
+    assert abs(res.distance - np.linalg.norm(target[:3, 3] - X[:3, 3])) <= 1e-12
+    assert abs(res.angle - _rotation_angle(X[:3, :3].T @ target[:3, :3])) <= 1e-7
+    assert res.error_norm == np.min(res.history)
+    # ‖log(X⁻¹X*)‖ ≥ ‖p* − p‖: the left Jacobian of SO(3) has singular values ≤ 1
+    assert res.error_norm >= res.distance - 1e-12
+
+
+def test_seven_joint_arm_geometry():
+    model = seven_joint_arm()
+    az, el, roll = 0.9, 0.7, 0.3
+    X = frame_pose(model, None, np.array([az, el, 0, 0, 0, 0, roll]), "tool")
+    assert np.max(np.abs(X - pointing(az, el, roll, REACH))) <= 1e-15
+
+
+def test_target_out_of_reach_of_a_seven_joint_arm():
+    """A target 2 m from the shoulder, oriented as the straight arm pointing
+    at it: the closest pose is that straight arm, 2 − REACH from the target
+    with the orientation matched, so the result is out of reach by exactly
+    that gap (no pose gets nearer, by the triangle inequality); iterations
+    running out first is a different status."""
+    model = seven_joint_arm()
+    az, el, roll = 0.9, 0.7, 0.3
+    target = pointing(az, el, roll, 2.0)
+    q0 = np.array([az - 0.4, el + 0.3, 0.5, 1.2, -0.4, 0.9, roll + 0.5])
+    res = inverse_kinematics(model, None, q0, "tool", target, max_iterations=400)
+    _monotone(res)
+    _check_reported_gap(model, "tool", target, res)
+    gap = 2.0 - REACH
+    assert res.status == "out_of_reach" and not res.converged
+    assert gap - 1e-12 <= res.distance and res.error_norm <= gap + 1e-9
+    assert res.angle <= 1e-6
+    assert max(abs(res.q[3]), abs(res.q[5])) <= 1e-4                   # straight
+    assert "out_of_reach" in repr(res) and "distance=1.050e+00 m" in repr(res)
+    short = inverse_kinematics(model, None, q0, "tool", target, max_iterations=3)
+    assert short.status == "max_iterations" and short.error_norm > res.error_norm + 1e-3
+    _check_reported_gap(model, "tool", target, short)
+
+
+@pytest.mark.parametrize("q0", [np.zeros(7), np.array([0.5, 1.0, 0.5, 1.2, -0.4, 0.9, 0.8])])
+def test_target_at_full_reach_of_a_seven_joint_arm(q0):
+    """Targets at the straight arm's pose, where the Jacobian loses rank (the
+    tool cannot move along the arm), starting straight (four equal columns)
+    and bent: no error raised, the arm ends straight at the target."""
+    model = seven_joint_arm()
+    for az, el, roll in [(0.0, 0.0, 0.0), (0.9, 0.7, 0.3)]:
+        target = pointing(az, el, roll, REACH)
+        res = inverse_kinematics(model, None, q0, "tool", target, max_iterations=400)
+        _monotone(res)
+        _check_reported_gap(model, "tool", target, res)
+        assert res.error_norm <= 1e-6 and max(abs(res.q[3]), abs(res.q[5])) <= 1e-2
+    target = pointing(0.0, 0.0, 0.0, 2.0)             # straight up, beyond reach
+    res = inverse_kinematics(model, None, np.zeros(7), "tool", target)
+    assert res.status == "out_of_reach" and abs(res.error_norm - (2.0 - REACH)) <= 1e-12
+
+
+def test_panda_targets_beyond_reach():
+    """Panda, targets 2 m from the base in random directions and orientations,
+    random starts within the limits. With the normal equations solved
+    directly, some (seeds 5 and 58) raised LinAlgError ("Singular matrix")
+    once the damping reached its floor; now each returns its closest iterate,
+    out of reach or still improving when the iterations run out."""
+    model, _ = real_robot("panda")
+    lo, hi = model.joint_lower, model.joint_upper
+    statuses = set()
+    for seed in [*range(12), 58]:
+        rng = np.random.default_rng(seed)
+        q0 = rng.uniform(lo, hi)
+        target = se3.exp(rng.normal(size=6))
+        d = rng.normal(size=3)
+        target[:3, 3] = 2.0 * d / np.linalg.norm(d)
+        res = inverse_kinematics(model, None, q0, "panda_hand_tcp", target)
+        statuses.add(res.status)
+        _monotone(res)
+        _check_reported_gap(model, "panda_hand_tcp", target, res)
+        assert np.all(res.q >= lo) and np.all(res.q <= hi)
+        assert res.distance > 0.5                  # the Panda reaches < 1.5 m from its base
+    assert "out_of_reach" in statuses and statuses <= {"out_of_reach", "max_iterations"}
 
 
 def test_joint_limits_are_respected():

@@ -9,6 +9,7 @@ forms for the conventions, one test per error and per warning.
 
 import dataclasses
 import math
+import os
 import re
 import warnings
 
@@ -133,22 +134,22 @@ def test_real_robots_cover_the_cases():
     assert kinds["talos_full"]["mimic"]
 
 
-def _messages(path):
+def _messages(path, floating):
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        parse_urdf(path)
+        parse_urdf(path, floating_base=floating)
     assert all(w.category is URDFWarning for w in record)
     return [str(w.message) for w in record]
 
 
 def test_real_robot_warnings():
-    msgs = _messages(_robots_dir() / ROBOTS["panda"][0])
-    assert any("mimic joints loaded as independent joints: 'panda_finger_joint2' (mimics "
+    msgs = _messages(_robots_dir() / ROBOTS["panda"][0], False)
+    assert any("mimic joints loaded as independent joints:\n    'panda_finger_joint2' (mimics "
                "'panda_finger_joint1')" in m for m in msgs)
-    assert any("<safety_controller> in joints 'panda_joint1'" in m for m in msgs)
-    msgs = _messages(_robots_dir() / ROBOTS["romeo"][0])
+    assert any("<safety_controller> in joints:\n        'panda_joint1'\n" in m for m in msgs)
+    msgs = _messages(_robots_dir() / ROBOTS["romeo"][0], True)
     assert any("leaf bodies" in m and "'LFinger13Link' (joint 'LFinger13')" in m for m in msgs)
-    msgs = _messages(_robots_dir() / ROBOTS["pr2"][0])
+    msgs = _messages(_robots_dir() / ROBOTS["pr2"][0], False)
     assert any("<calibration> in joints" in m for m in msgs)
 
 
@@ -190,11 +191,12 @@ def sources(xml, tmp_path):
     return [(xml, "<string>"), (path, str(path))]
 
 
-def quiet(source, **kw):
-    """``parse_urdf`` failing on any warning."""
+def quiet(source, floating_base=True, **kw):
+    """``parse_urdf`` (floating base unless told otherwise: the robots here
+    are bare trees) failing on any warning."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return parse_urdf(source, **kw)
+        return parse_urdf(source, floating_base=floating_base, **kw)
 
 
 def _R(axis, angle):
@@ -300,17 +302,17 @@ def test_root_argument_picks_a_subtree():
     xml = robot(link("world"), link("base"), link("a"),
                 joint("float", "world", "base", jtype="floating", extra=""),
                 joint("j", "base", "a"))
-    with pytest.warns(URDFWarning, match=r"outside the tree below root 'base': link 'world', "
-                                         r"joint 'float'"):
-        d = parse_urdf(xml, root="base")
+    with pytest.warns(URDFWarning, match=r"outside the tree below root 'base':\n"
+                                         r" {8}link 'world'\n {8}joint 'float'$"):
+        d = parse_urdf(xml, floating_base=True, root="base")
     assert d.root == "base" and d.body_names == ("base", "a")
 
 
 # ------------------------------------------------------------------ errors --
 
-def _raises(source, label, *fragments, exc=URDFError, **kw):
+def _raises(source, label, *fragments, exc=URDFError, floating_base=True, **kw):
     with pytest.raises(exc) as info:
-        parse_urdf(source, **kw)
+        parse_urdf(source, floating_base=floating_base, **kw)
     msg = str(info.value)
     for frag in (label,) + fragments:
         assert frag in msg, f"{frag!r} not in {msg!r}"
@@ -388,8 +390,27 @@ def test_error_two_roots(tmp_path):
     xml = robot(link("base"), link("a"), link("stray"), joint("j", "base", "a"))
     for src, label in sources(xml, tmp_path):
         _raises(src, label, "<robot>", "'base'", "'stray'", "root=")
-    with pytest.warns(URDFWarning, match=r"outside the tree below root 'base': link 'stray'"):
-        assert parse_urdf(xml, root="base").body_names == ("base", "a")
+    with pytest.warns(URDFWarning, match=r"outside the tree below root 'base':\n {8}link 'stray'$"):
+        assert parse_urdf(xml, floating_base=True, root="base").body_names == ("base", "a")
+
+
+@pytest.mark.parametrize("read", [load_urdf, parse_urdf])
+def test_floating_base_is_required(read, tmp_path):
+    """A URDF does not say whether its base is fixed: without floating_base,
+    a TypeError names it and says what to pass (before the file is read)."""
+    for src in (CHAIN, tmp_path / "not_read.urdf"):
+        with pytest.raises(TypeError) as info:
+            read(src)
+        msg = str(info.value)
+        assert msg.startswith("floating_base: required")
+        assert "floating_base=True for a free-flying or legged robot" in msg
+        assert "floating_base=False for a robot fixed to the world" in msg
+        assert "buildModelFromUrdf" in msg
+    for bad in (None, 1, "False"):
+        with pytest.raises(TypeError, match=r"^floating_base: expected True or False, got"):
+            read(CHAIN, floating_base=bad)
+    if read is load_urdf:
+        assert not load_urdf(CHAIN, floating_base=False).floating_base
 
 
 def test_error_unknown_root(tmp_path):
@@ -544,14 +565,16 @@ def test_one_warning_lists_everything_ignored():
                 '</joint>',
                 '<sensor name="imu"/>')
     with pytest.warns(URDFWarning) as record:
-        parse_urdf(xml)
+        parse_urdf(xml, floating_base=True)
     (msg,) = [str(w.message) for w in record if "ignored" in str(w.message)]
     assert msg.startswith("<string>: ignored")
-    for frag in ("<calibration> in joint 'j'", "<safety_controller> in joint 'j'",
-                 "<spring> in joint 'j'", "attribute 'note' of <joint> in joint 'j'",
-                 "attribute 'color' of <link> in link 'a'", "<contact> in link 'a'",
-                 "<sensor> in <robot>"):
-        assert frag in msg, frag
+    lines = msg.split("\n")
+    for item, name in (("<calibration> in joint", "'j'"), ("<safety_controller> in joint", "'j'"),
+                       ("<spring> in joint", "'j'"), ("attribute 'note' of <joint> in joint", "'j'"),
+                       ("attribute 'color' of <link> in link", "'a'"), ("<contact> in link", "'a'")):
+        k = lines.index(f"    {item}:")
+        assert lines[k + 1] == f"        {name}", item
+    assert "    <sensor> in <robot>" in lines
 
 
 DAMPED = robot(link("base"), link("a"), link("b"),
@@ -562,7 +585,7 @@ DAMPED = robot(link("base"), link("a"), link("b"),
 
 def test_damping_is_kept_with_a_warning_naming_the_joints():
     with pytest.warns(URDFWarning) as record:
-        model = load_urdf(DAMPED)
+        model = load_urdf(DAMPED, floating_base=True)
     (msg,) = [str(w.message) for w in record if "damping" in str(w.message)]
     assert "'ja' (b = 0.25)" in msg and "'jb'" not in msg
     assert "tau includes b q'" in msg and "damping='drop'" in msg
@@ -573,7 +596,7 @@ def test_damping_is_kept_with_a_warning_naming_the_joints():
 def test_damping_keep_or_drop_is_silent(damping, b):
     with warnings.catch_warnings():
         warnings.simplefilter("error", URDFWarning)
-        model = load_urdf(DAMPED, damping=damping, friction="drop")
+        model = load_urdf(DAMPED, floating_base=True, damping=damping, friction="drop")
     assert list(model.joint_damping) == [b, 0.0]
 
 
@@ -585,8 +608,8 @@ def test_talos_without_damping_is_pinocchios_rnea():
     path = _robots_dir() / ROBOTS["talos"][0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", URDFWarning)
-        kept = load_urdf(path, damping="keep")
-        dropped = load_urdf(path, damping="drop")
+        kept = load_urdf(path, floating_base=True, damping="keep")
+        dropped = load_urdf(path, floating_base=True, damping="drop")
     assert np.any(kept.joint_damping > 0.0) and not np.any(dropped.joint_damping)
     pm = pinocchio_from_urdf(path, True)
     rng = np.random.default_rng(3)
@@ -603,19 +626,71 @@ def test_talos_without_damping_is_pinocchios_rnea():
 
 def test_friction_is_not_modelled_and_says_so():
     with pytest.warns(URDFWarning) as record:
-        load_urdf(DAMPED, damping="keep")
+        load_urdf(DAMPED, floating_base=True, damping="keep")
     (msg,) = [str(w.message) for w in record]
     assert "Coulomb friction (<dynamics friction>) is not modelled" in msg and "'ja'" in msg
     with pytest.raises(URDFError, match=r"friction='error' refuses it.*'ja'"):
-        load_urdf(DAMPED, friction="error")
+        load_urdf(DAMPED, floating_base=True, friction="error")
     quiet(robot(link("base"), link("a"), joint("j", "base", "a", extra="<limit/>")))
+
+
+def _split(record):
+    """The recorded URDF warnings as lists of lines, first lines checked: short,
+    the file named once and by its base name (or ``<string>``)."""
+    assert record and all(w.category is URDFWarning for w in record)
+    out = [str(w.message).split("\n") for w in record]
+    for lines in out:
+        assert len(lines[0]) < 120, lines[0]
+        assert sum(os.sep in line for line in lines) == 0, lines
+    return out
+
+
+def test_warnings_name_the_file_briefly_and_list_joints_one_per_line(tmp_path):
+    """Several damped joints, one with friction, in a file deep in folders:
+    each warning's first line is short and gives the file's base name, not
+    its folder; each joint is a line of its own, with its damping."""
+    limit = '<limit lower="0" upper="1"/>'
+    xml = robot(link("base"), link("a"), link("b"), link("c"),
+                joint("ja", "base", "a", extra=limit + '<dynamics damping="0.25" friction="0.5"/>'),
+                joint("jb", "a", "b", extra=limit + '<dynamics damping="1.5"/>'),
+                joint("jc", "b", "c", extra=limit + '<dynamics damping="3"/>'))
+    folder = tmp_path / "workspace" / "src" / "arm_description" / "urdf"
+    folder.mkdir(parents=True)
+    (folder / "damped_arm.urdf").write_text(xml)
+    for src, name in ((folder / "damped_arm.urdf", "damped_arm.urdf"), (xml, "<string>")):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            load_urdf(src, floating_base=False)
+        friction, damping = sorted(_split(record), key=lambda lines: "damping" in lines[0])
+        assert friction[0] == f"{name}: Coulomb friction (<dynamics friction>) is not " \
+                              f"modelled: these joints load without it:"
+        assert friction[1:] == ["    'ja'", "  friction='drop' accepts that silently, "
+                                           "friction='error' refuses the file"]
+        assert damping[0] == f"{name}: viscous joint damping (<dynamics damping>) is kept at " \
+                             f"these joints:"
+        assert damping[1:4] == ["    'ja' (b = 0.25)", "    'jb' (b = 1.5)", "    'jc' (b = 3)"]
+        assert "tau includes b q'" in damping[4] and "damping='drop'" in damping[5]
+
+
+def test_real_robot_warnings_name_the_file_briefly():
+    """Talos: every warning starts with ``talos_reduced.urdf: `` on a short
+    line; its 20 damped joints are 20 lines."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model = load_urdf(_robots_dir() / ROBOTS["talos"][0], floating_base=True)
+    msgs = _split(record)
+    assert all(lines[0].startswith("talos_reduced.urdf: ") for lines in msgs)
+    (damping,) = [lines for lines in msgs if "damping" in lines[0]]
+    damped = [f"    {nm!r} (b = {b:g})" for nm, b in zip(model.joint_names, model.joint_damping)
+              if b > 0.0]
+    assert len(damped) == 20 and damping[1:21] == damped
 
 
 @pytest.mark.parametrize("arg, value", [("damping", "off"), ("damping", False),
                                         ("friction", "keep"), ("friction", 0.0)])
 def test_damping_and_friction_refuse_unknown_values(arg, value):
     with pytest.raises(ValueError, match=rf"^{arg}: expected one of"):
-        load_urdf(DAMPED, **{arg: value})
+        load_urdf(DAMPED, floating_base=True, **{arg: value})
 
 
 def test_effort_and_velocity_limits_are_kept():
@@ -624,7 +699,7 @@ def test_effort_and_velocity_limits_are_kept():
                                                'velocity="4"/>'),
                 joint("j2", "a", "b", jtype="continuous", extra='<limit effort="5"/>'),
                 joint("j3", "b", "c", jtype="continuous", extra=""))
-    model = load_urdf(xml)
+    model = load_urdf(xml, floating_base=True)
     assert list(model.joint_max_effort) == [3.0, 5.0, math.inf]
     assert list(model.joint_max_velocity) == [4.0, math.inf, math.inf]
 
@@ -642,24 +717,25 @@ def test_warning_names_the_file(tmp_path):
                 joint("j", "base", "a", extra='<limit/><calibration rising="0"/>'))
     path = tmp_path / "robot.urdf"
     path.write_text(xml)
-    with pytest.warns(URDFWarning, match=str(path)):
-        parse_urdf(path)
+    with pytest.warns(URDFWarning, match=r"^robot\.urdf: ignored") as record:
+        parse_urdf(path, floating_base=True)
+    assert str(tmp_path) not in str(record[0].message)
 
 
 def test_warning_mimic():
     xml = robot(link("base"), link("a"), link("b"), joint("j1", "base", "a"),
                 joint("j2", "base", "b", extra='<limit/><mimic joint="j1" multiplier="-1"/>'))
-    with pytest.warns(URDFWarning, match=r"mimic joints loaded as independent joints: "
-                                         r"'j2' \(mimics 'j1'\)"):
-        d = parse_urdf(xml)
+    with pytest.warns(URDFWarning, match=r"mimic joints loaded as independent joints:\n"
+                                         r"    'j2' \(mimics 'j1'\)$"):
+        d = parse_urdf(xml, floating_base=True)
     assert d.joint_names == ("j1", "j2") and d.joints[1].mimic.multiplier == -1.0
 
 
 def test_warning_massless_moving_leaf():
     xml = robot(link("base"), link("a"), link("tip", ""), joint("j", "base", "a"),
                 joint("jt", "a", "tip", jtype="prismatic"))
-    with pytest.warns(URDFWarning, match=r"leaf bodies .*'tip' \(joint 'jt'\)"):
-        d = parse_urdf(xml)
+    with pytest.warns(URDFWarning, match=r"leaf bodies .*:\n    'tip' \(joint 'jt'\)$"):
+        d = parse_urdf(xml, floating_base=True)
     assert np.all(d.bodies[2].inertia == 0.0)
 
 
@@ -667,15 +743,15 @@ def test_warning_point_mass_on_its_revolute_axis():
     """A leaf with mass but no inertia about its axis is just as singular."""
     xml = robot(link("base"), link("a", inertial(m=1.0, xyz="0 0 0.5", ixx=0, iyy=0, izz=0)),
                 joint("j", "base", "a", extra='<axis xyz="0 0 1"/><limit/>'))
-    with pytest.warns(URDFWarning, match=r"leaf bodies .*'a' \(joint 'j'\)"):
-        parse_urdf(xml)
+    with pytest.warns(URDFWarning, match=r"leaf bodies .*:\n    'a' \(joint 'j'\)$"):
+        parse_urdf(xml, floating_base=True)
 
 
 def test_warning_unrealizable_inertias():
     xml = robot(link("base"), link("a", inertial(ixx=0.1, iyy=0.1, izz=0.5)),
                 link("b", inertial(m=0.0)), joint("ja", "base", "a"), joint("jb", "base", "b"))
     with pytest.warns(URDFWarning, match=r"no rigid body has") as record:
-        parse_urdf(xml)
+        parse_urdf(xml, floating_base=True)
     msg = str(record[0].message)
     assert "link 'a'" in msg and "J1 + J2 >= J3" in msg
     assert "link 'b': zero mass with a rotational inertia" in msg
@@ -687,15 +763,15 @@ def test_warning_indefinite_link_welded_to_a_definite_body():
                 joint("weld", "base", "antenna", jtype="fixed", extra=""))
     with pytest.warns(URDFWarning, match=r"link 'antenna': principal moments .* not positive\s+semi-definite "
                                          r"\(the body 'base' it is welded to is\)"):
-        parse_urdf(xml)
+        parse_urdf(xml, floating_base=True)
     lone = robot(link("base"), link("antenna", small), joint("j", "base", "antenna"))
     _raises(lone, "<string>", "link 'antenna'", "not positive semi-definite")
 
 
 def test_warning_joint_without_limit():
     xml = robot(link("base"), link("a"), joint("j", "base", "a", extra=""))
-    with pytest.warns(URDFWarning, match=r"without the <limit> URDF requires.*'j'"):
-        d = parse_urdf(xml)
+    with pytest.warns(URDFWarning, match=r"without the <limit> URDF requires.*:\n    'j'$"):
+        d = parse_urdf(xml, floating_base=True)
     assert (d.bodies[1].lower, d.bodies[1].upper) == (-math.inf, math.inf)
 
 
@@ -757,7 +833,9 @@ def test_load_urdf_fixed_base_with_indefinite_rotational_inertia(tmp_path):
     the support reaction is that of the same base without rotational inertia."""
     bad = inertial(m=2.0, xyz="0.1 0 0", ixx=1.0, iyy=1.0, izz=-0.5)
     xml = robot(link("base", bad), link("a"), joint("j", "base", "a"))
-    with pytest.warns(URDFWarning, match=r"fixed base link 'base'.*negative moments set to zero"):
+    with pytest.warns(URDFWarning, match=r"fixed base whose rotational inertia .*:\n"
+                                         r"    link 'base': principal moments .*\n"
+                                         r"  .*negative moments set to zero"):
         model = load_urdf(xml, floating_base=False)
     assert model.body_mass[0] == 2.0 and rel_err(model.body_com[0], [0.1, 0, 0]) <= TOL
     assert rel_err(model.body_rot_inertia[0], np.diag([1.0, 1.0, 0.0])) <= TOL
@@ -781,7 +859,7 @@ def test_load_urdf_builder_errors_name_file_and_link(tmp_path, monkeypatch):
 
     monkeypatch.setattr(liedyn.ModelBuilder, "add_body", refuse)
     with pytest.raises(URDFError, match=rf"'{path}': link 'base': inertia: refused"):
-        load_urdf(path)
+        load_urdf(path, floating_base=True)
 
 
 def test_load_urdf_repeats_builder_warnings_with_file_and_link():
@@ -791,10 +869,10 @@ def test_load_urdf_repeats_builder_warnings_with_file_and_link():
     xml = robot(link("base"), link("a", odd), joint("j", "base", "a"))
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        load_urdf(xml)
+        load_urdf(xml, floating_base=True)
     assert all(w.category is URDFWarning for w in record)
     msgs = [str(w.message) for w in record]
-    assert any(m.startswith("<string>: link 'a': inertia: principal moments") for m in msgs)
+    assert any(m.startswith("<string>: inertia of link 'a':\n    principal moments") for m in msgs)
     assert len(msgs) == 1                   # not again in the description's notes
 
 
@@ -808,17 +886,17 @@ def test_load_urdf_warns_once_per_unrealizable_inertia(case):
                     joint("w", "base", "x", jtype="fixed", extra="",
                           origin='<origin xyz="0.3 0 0"/>'),
                     joint("j", "base", "a"))
-        expected = r"^<string>: inertias that no rigid body has.*\n  link 'x': principal " \
+        expected = r"^<string>: inertias that no rigid body has.*\n    link 'x': principal " \
                    r"moments \[0\.1 0\.1 1\. *\] violate J1 \+ J2 >= J3$"
     else:
         odd = inertial(ixx=0.1, iyy=0.1, izz=1.0) if case == "one link" else inertial(m=0.0)
         xml = robot(link("base"), link("a", odd), joint("j", "base", "a"))
-        expected = (r"^<string>: link 'a': inertia: principal moments \[0\.1 0\.1 1\. *\] "
+        expected = (r"^<string>: inertia of link 'a':\n    principal moments \[0\.1 0\.1 1\. *\] "
                     r"break the triangle inequality" if case == "one link" else
-                    r"^<string>: link 'a': inertia: rotational inertia without mass")
+                    r"^<string>: inertia of link 'a':\n    rotational inertia without mass")
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        load_urdf(xml)
+        load_urdf(xml, floating_base=True)
     assert [w.category for w in record] == [URDFWarning]
     assert re.search(expected, str(record[0].message), re.S)
 
@@ -836,7 +914,7 @@ def test_mesh_only_links_load_massless(tmp_path):
                 joint("weld", "thigh", "cover", jtype="fixed", extra=""))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        model = load_urdf(xml)
+        model = load_urdf(xml, floating_base=True)
     assert model.body_mass[model.body_index("hip")] == 0.0 and "cover" in model.frame_names
     q = np.random.default_rng(1).normal(size=(2, 2))
     fd = liedyn.forward_dynamics(model, None, np.zeros((1, 6)), q, 0, tau=np.zeros((1, 2)),
@@ -846,8 +924,8 @@ def test_mesh_only_links_load_massless(tmp_path):
                  joint("jt", "arm", "tip"))
     path = tmp_path / "leaf.urdf"
     path.write_text(leaf)
-    with pytest.warns(URDFWarning, match=rf"{path}.*leaf bodies.*'tip' \(joint 'jt'\)"):
-        model = load_urdf(path)
+    with pytest.warns(URDFWarning, match=r"^leaf\.urdf: leaf bodies.*:\n    'tip' \(joint 'jt'\)$"):
+        model = load_urdf(path, floating_base=True)
     assert model.body_mass[2] == 0.0
     with pytest.raises(ValueError, match=r"joint of body 'tip'.*singular pivot"):
         liedyn.forward_dynamics(model, None, np.zeros((1, 6)), np.zeros((2, 2)), 0,
@@ -871,17 +949,17 @@ def test_load_urdf_bad_input(case, tmp_path):
     if case == "missing":
         path = tmp_path / "gone.urdf"
         with pytest.raises(FileNotFoundError, match=rf"{path}.*no such file"):
-            load_urdf(path)
+            load_urdf(path, floating_base=True)
     elif case == "url":
         with pytest.raises(URDFError, match=r"'https://example.com/r.urdf': URLs are not fetched"):
-            load_urdf("https://example.com/r.urdf")
+            load_urdf("https://example.com/r.urdf", floating_base=True)
     elif case == "empty":
         with pytest.raises(URDFError, match=r"source: empty string"):
-            load_urdf("")
+            load_urdf("", floating_base=True)
     else:
         text, fragments = xml[case]
         for src, label in sources(text, tmp_path):
             with pytest.raises(URDFError) as info:
-                load_urdf(src)
+                load_urdf(src, floating_base=True)
             for frag in [label] + fragments:
                 assert frag in str(info.value), (frag, str(info.value))

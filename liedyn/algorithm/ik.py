@@ -17,12 +17,18 @@ Glossary
 
 One iteration: ``Δq = (Jᵀ J + λ² I)⁻¹ Jᵀ e`` over the joints free to move
 (a joint at a limit whose step points out of range is held and the step
-recomputed without it); the step is scaled so that no joint moves more than
+recomputed without it), computed from the singular values of ``J`` as
+``Δq = Σ σᵢ/(σᵢ² + λ²) vᵢ uᵢᵀ e``: with ``λ`` near ``LAMBDA_MIN`` the matrix
+``Jᵀ J + λ² I`` of a rank-deficient ``J`` (more joints than six, a stretched or
+folded arm) is singular in floating point, the singular values are not, and a
+direction with ``σᵢ = 0`` simply gets no step. The step is scaled so that no joint moves more than
 ``max_step``; the trial ``q + Δq`` is projected onto the limits. A trial that
 lowers ``‖e‖`` is accepted and ``λ`` halved (towards Gauss–Newton); otherwise
 ``λ`` grows fourfold and the step is recomputed. Hence ``‖e‖`` never
-increases, steps stay bounded at singular configurations, and an unreachable
-target ends at a local minimum of ``‖e‖²`` with ``status="stalled"``.
+increases, so the last iterate is the closest one seen, steps stay bounded at
+singular configurations, and an unreachable target ends at a local minimum of
+``‖e‖²`` with ``status="out_of_reach"`` and the remaining ``distance`` (m) and
+``angle`` (rad) between the frame and the target.
 
 Near the solution ``log(X(q + Δq)⁻¹ X*) = e − J Δq + O(|Δq|², |e| |Δq|)``, and
 the ``|e| |Δq|`` term is ``½ ad_e e = 0`` to first order, so with ``λ → 0``
@@ -42,8 +48,8 @@ from ..multibody.results import _freeze, _frozen_setattr
 
 __all__ = ["InverseKinematicsResult", "inverse_kinematics"]
 
-# Damping is kept within [LAMBDA_MIN, LAMBDA_MAX]: below, (JᵀJ + λ²I) is
-# regularised by λ² ≈ 1e-24, harmless next to JᵀJ of a full-rank O(1) J;
+# Damping is kept within [LAMBDA_MIN, LAMBDA_MAX]: below, σ/(σ² + λ²) is 1/σ
+# to rounding for every singular value σ ≥ 1e-4, so the step is Gauss–Newton's;
 # above, the step is shorter than 1e-16 of the gradient and nothing changes.
 LAMBDA_MIN, LAMBDA_MAX = 1e-12, 1e8
 
@@ -58,8 +64,17 @@ class InverseKinematicsResult:
     converged : bool
         ``error_norm ≤ tol``.
     status : str
-        ``"converged"``, ``"stalled"`` (no step lowers the error any more: a
-        local minimum, e.g. an unreachable target) or ``"max_iterations"``.
+        ``"converged"``; ``"out_of_reach"``: no step lowers the error any more,
+        ``q`` is a local minimum of ``‖e‖`` within the joint limits above
+        ``tol`` (a target beyond the workspace or the joint limits; far from
+        the initial guess, possibly a local minimum of a reachable target);
+        ``"max_iterations"``: the error was still falling when the iterations
+        ran out. In every case ``q`` is the iterate with the smallest error.
+    distance : float
+        ``‖p* − p(q)‖``: how far the frame's origin is from the target's (m).
+    angle : float
+        Rotation angle from the frame's orientation to the target's (rad),
+        ``‖ω‖`` of ``e``.
     iterations : int
         Iterations run (each solves for one step and evaluates trials).
     error : (6,)
@@ -70,25 +85,30 @@ class InverseKinematicsResult:
         ``‖e‖`` before the first iteration and after each; non-increasing.
     """
 
-    __slots__ = ("q", "converged", "status", "iterations", "error", "error_norm", "history")
+    __slots__ = ("q", "converged", "status", "distance", "angle", "iterations", "error",
+                 "error_norm", "history")
     __setattr__ = _frozen_setattr
 
-    def __init__(self, q, status, error, history):
+    def __init__(self, q, status, distance, error, history):
         _freeze(self, q=q, converged=status == "converged", status=status,
+                distance=float(distance), angle=float(np.linalg.norm(error[:3])),
                 iterations=len(history) - 1, error=error, error_norm=float(history[-1]),
                 history=np.asarray(history))
 
     def __repr__(self):
         return (f"InverseKinematicsResult(status={self.status!r}, iterations={self.iterations}, "
-                f"error_norm={self.error_norm:.3e})")
+                f"error_norm={self.error_norm:.3e}, distance={self.distance:.3e} m, "
+                f"angle={self.angle:.3e} rad)")
 
 
 def _step(J, e, lam, free):
-    """Damped least-squares step over the ``free`` joints."""
-    Jf = J[:, free]
+    """Damped least-squares step over the ``free`` joints,
+    ``Σ σᵢ/(σᵢ² + λ²) vᵢ uᵢᵀ e`` from the SVD of their columns: finite for
+    any ``J``, of any rank."""
     dq = np.zeros(J.shape[1])
-    A = Jf.T @ Jf + lam * lam * np.eye(Jf.shape[1])
-    dq[free] = np.linalg.solve(A, Jf.T @ e)
+    if np.any(free):
+        U, s, Vt = np.linalg.svd(J[:, free], full_matrices=False)
+        dq[free] = Vt.T @ (s / (s * s + lam * lam) * (U.T @ e))
     return dq
 
 
@@ -108,7 +128,10 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
     target : (4, 4)
         Target pose of the frame in the world.
     tol : float > 0, keyword
-        Converged when ``‖log(X⁻¹ X*)‖ ≤ tol`` (radians and metres).
+        Converged when ``‖log(X⁻¹ X*)‖ ≤ tol`` (radians and metres). A
+        ``tol`` below the rounding of the poses (a few 1e-16 times their size)
+        cannot be met: the solver stops with ``status="out_of_reach"`` and a
+        ``distance`` and ``angle`` of that rounding.
     max_iterations : int ≥ 0, keyword
     max_step : float > 0, keyword
         Largest change of any joint in one iteration (rad or m).
@@ -118,11 +141,15 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
     Returns
     -------
     InverseKinematicsResult
+        The iterate closest to the target and its ``status``. A target out of
+        reach (beyond the workspace or the joint limits) is not an error: it
+        ends with ``status="out_of_reach"`` and the remaining ``distance`` and
+        ``angle``, as close as the arm gets.
 
     Raises
     ------
     ValueError, TypeError
-        A bad argument (the message names it).
+        A bad argument (the message names it); never for where the target is.
 
     Notes
     -----
@@ -153,10 +180,10 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
     def evaluate(q):
         X, J = pose_and_jacobian(model, C0, q, f, "local")
         e = se3.log(se3.inv(X) @ Xt)
-        return e, float(np.linalg.norm(e)), J[:, nb:]
+        return e, float(np.linalg.norm(e)), J[:, nb:], X
 
     q = np.clip(q, lower, upper)
-    e, E, J = evaluate(q)
+    e, E, J, X = evaluate(q)
     history = [E]
     status = "max_iterations"
     for _ in range(max_iterations):
@@ -176,18 +203,18 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
             if big > max_step:
                 dq *= max_step / big
             qt = np.clip(q + dq, lower, upper)
-            et, Et, Jt = evaluate(qt)
-            if Et < E:
-                q, e, E, J = qt, et, Et, Jt
+            et, Et, Jt, Xq = evaluate(qt)
+            if Et < E:                                   # the best iterate so far
+                q, e, E, J, X = qt, et, Et, Jt, Xq
                 lam = max(lam * 0.5, LAMBDA_MIN)
                 accepted = True
                 break
             lam *= 4.0
         history.append(E)
         if not accepted:
-            status = "stalled"
+            status = "out_of_reach"
             break
     else:
         if E <= tol:
             status = "converged"
-    return InverseKinematicsResult(q, status, e, history)
+    return InverseKinematicsResult(q, status, np.linalg.norm(Xt[:3, 3] - X[:3, 3]), e, history)

@@ -5,6 +5,18 @@ an immutable :class:`Description` — the links and joints as written, and the
 bodies (parent first) and named frames of the liedyn tree they make.
 :func:`load_urdf` feeds that description to a :class:`liedyn.ModelBuilder`.
 
+The base
+--------
+A URDF does not say whether its root link is fixed to the world or moves
+freely, and a wrong guess loads without complaint: a fixed arm read as
+floating flies off under gravity, a legged robot read as fixed hangs from its
+pelvis. So ``floating_base`` has no default; calling :func:`load_urdf` or
+:func:`parse_urdf` without it is a ``TypeError`` saying what to pass:
+``floating_base=True`` for a free-flying or legged robot (the root link is the
+floating base, in the whole of SE(3)), ``floating_base=False`` for a robot
+fixed to the world, such as an arm (the model Pinocchio's
+``buildModelFromUrdf`` gives without a root joint).
+
 Conventions
 -----------
 * A URDF joint's ``<origin>`` is the pose of the child link frame in the parent
@@ -66,8 +78,10 @@ tree: ``<visual>`` and ``<collision>`` (geometry), ``<material>``,
 and control-hardware settings), and ``lower``/``upper`` on a continuous
 joint (which URDF defines as ignored).
 
-Everything else that is not used gets one :class:`URDFWarning` per file
-listing it: ``<calibration>``, ``<safety_controller>``, any unknown element
+A :class:`URDFWarning` names the file by its base name (``"<string>"`` for
+XML text), then the issue, then the joints or links it concerns, one per
+line, indented, with their values; what to do about it, if anything, ends it.
+Everything else that is not used gets one warning per file listing it: ``<calibration>``, ``<safety_controller>``, any unknown element
 or attribute in ``<robot>``, ``<link>``, ``<inertial>`` or ``<joint>``, and
 the links and joints left outside the tree when ``root=`` picks a subtree.
 Mimic joints load as independent joints, as Pinocchio's parser does by
@@ -127,6 +141,27 @@ class URDFError(ValueError):
 class URDFWarning(UserWarning):
     """Something in a URDF that was loaded differently from what it says, or
     not at all."""
+
+
+class _Required:
+    """The default of ``floating_base``, which has none (module docstring,
+    "The base"); shown as ``<required>`` in the signature."""
+
+    def __repr__(self):
+        return "<required>"
+
+
+_REQUIRED = _Required()
+
+
+def _check_floating_base(floating_base):
+    if floating_base is _REQUIRED:
+        raise TypeError("floating_base: required keyword, a URDF does not say whether its root "
+                        "link moves: pass floating_base=True for a free-flying or legged robot, "
+                        "floating_base=False for a robot fixed to the world such as an arm (as "
+                        "Pinocchio's buildModelFromUrdf gives without a root joint)")
+    if not isinstance(floating_base, (bool, np.bool_)):
+        raise TypeError(f"floating_base: expected True or False, got {floating_base!r}")
 
 
 # ---------------------------------------------------------------- records --
@@ -410,13 +445,15 @@ class _Reader:
         self.ignored.setdefault((owner[0], what), []).append(owner[1])
 
     def ignored_lines(self):
+        """One item of the "ignored" warning per unused thing: the links or
+        joints it is in listed below it."""
         out = []
         for (kind, what), names in self.ignored.items():
             if kind == "robot":
                 out.append(f"{what} in <robot>" + (f" ({len(names)}×)" if len(names) > 1 else ""))
             else:
-                out.append(f"{what} in {kind}{'s' if len(names) > 1 else ''} "
-                           + ", ".join(map(repr, names)))
+                out.append(_listing(f"{what} in {kind}{'s' if len(names) > 1 else ''}",
+                                    map(repr, names), indent=_INDENT * 2))
         return out
 
     def check_schema(self, el, kind, owner):
@@ -533,6 +570,24 @@ class _Reader:
                           self.floats(mel, "offset", None, 0.0, where))
         return Joint(name, jtype, parent, child, _frozen(xyz), _frozen(rpy), _frozen(axis),
                      limit, damping, friction, mimic)
+
+
+# ---------------------------------------------------------------- warnings --
+
+_INDENT = "    "
+
+
+def _file_name(label):
+    """How a warning names the URDF: the file's base name, ``"<string>"`` for
+    XML text (errors give the whole path)."""
+    return label if label == "<string>" else os.path.basename(label)
+
+
+def _listing(issue, items, hints=(), indent=_INDENT):
+    """``issue:`` then each of ``items`` (a joint or link, with its values) on
+    a line of its own, indented, then the ``hints``, each on a line."""
+    return (f"{issue}:" + "".join(f"\n{indent}{it}" for it in items)
+            + "".join(f"\n  {h}" for h in hints))
 
 
 # --------------------------------------------------------------- the tree --
@@ -725,8 +780,7 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     leave it out; for a body with links welded to it they keep the lines,
     which name the welded link at fault, and the builder's warning is dropped.
     """
-    if not isinstance(floating_base, (bool, np.bool_)):
-        raise TypeError(f"floating_base: expected bool, got {type(floating_base).__name__}")
+    _check_floating_base(floating_base)
     top, label = _read(source)
     rd = _Reader(label)
     if top.tag != "robot":
@@ -756,43 +810,45 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     if loading:
         strange = [(k, line) for k, line in strange if len(bodies[k].links) > 1]
     if strange:
-        notes.append("inertias that no rigid body has, loaded as written (the bodies are "
-                     "positive semi-definite):\n  " + "\n  ".join(line for _, line in strange))
+        notes.append(_listing("inertias that no rigid body has, loaded as written (their "
+                              "bodies are positive semi-definite)", [l for _, l in strange]))
     singular = _singular_leaves(bodies)
     if singular:
-        notes.append("leaf bodies with no inertia along their joint (forward dynamics is "
-                     "singular there): " + ", ".join(singular))
+        notes.append(_listing("leaf bodies with no inertia along their joint (forward dynamics "
+                              "is singular there)", singular))
     mimics = [f"{j.name!r} (mimics {j.mimic.joint!r})" for j in jtree if j.mimic is not None]
     if mimics:
-        notes.append("mimic joints loaded as independent joints: " + ", ".join(mimics))
+        notes.append(_listing("mimic joints loaded as independent joints", mimics))
     unlimited = [repr(j.name) for j in jtree if j.type in ("revolute", "prismatic")
                  and j.limit is None]
     if unlimited:
-        notes.append("revolute/prismatic joints without the <limit> URDF requires, loaded "
-                     "without position limits: " + ", ".join(unlimited))
+        notes.append(_listing("revolute/prismatic joints without the <limit> URDF requires, "
+                              "loaded without position limits", unlimited))
     rubbing = [repr(j.name) for j in jtree if j.friction != 0.0]
     if rubbing and friction == "error":
         rd.fail("<robot>", "Coulomb friction (<dynamics friction>) is not modelled and "
                            "friction='error' refuses it; joints with non-zero friction: "
                 + ", ".join(rubbing))
     if rubbing and friction is None:
-        notes.append("Coulomb friction (<dynamics friction>) is not modelled: these joints "
-                     "load without it (friction='drop' accepts that silently, "
-                     "friction='error' refuses the file): " + ", ".join(rubbing))
+        notes.append(_listing("Coulomb friction (<dynamics friction>) is not modelled: these "
+                              "joints load without it", rubbing,
+                              ["friction='drop' accepts that silently, friction='error' "
+                               "refuses the file"]))
     in_tree = {root} | {j.child for j in jtree}
     outside = [f"link {l.name!r}" for l in links if l.name not in in_tree] + \
               [f"joint {j.name!r}" for j in joints if j.parent not in in_tree]
     ignored = rd.ignored_lines()
     if outside:
-        ignored.append(f"outside the tree below root {root!r}: " + ", ".join(outside))
+        ignored.append(_listing(f"outside the tree below root {root!r}", outside,
+                                indent=_INDENT * 2))
     if ignored:
-        notes.append("ignored (no effect on the model):\n  " + "\n  ".join(ignored))
-    src = label if label == "<string>" else repr(label)
+        notes.append(_listing("ignored (no effect on the model)", ignored))
+    src = _file_name(label)
     desc = Description(top.get("name", ""), label, root, links, joints, bodies, frames)
     return desc, [f"{src}: {n}" for n in notes], {k for k, _ in strange}
 
 
-def parse_urdf(source, *, floating_base=True, root=None):
+def parse_urdf(source, *, floating_base=_REQUIRED, root=None):
     """Read and check a URDF; return its liedyn bodies and frames.
 
     Parameters
@@ -800,9 +856,12 @@ def parse_urdf(source, *, floating_base=True, root=None):
     source : str | os.PathLike
         A file path, or the URDF XML text itself (a string starting with
         ``<``). URLs and ``package://`` URIs are not fetched.
-    floating_base : bool
-        Whether the root link will move (decides which links must have a
-        physical rotational inertia).
+    floating_base : bool, required keyword
+        ``True``: the root link is a floating base (a free-flying or legged
+        robot); ``False``: it is fixed to the world (an arm, as Pinocchio's
+        ``buildModelFromUrdf`` gives). No default: a URDF does not say
+        (module docstring, "The base"). Here it decides which links must
+        have a physical rotational inertia.
     root : str, optional
         Name of the link to use as the base; the tree below it is loaded and
         everything else is reported in a warning. Required when the file has
@@ -818,7 +877,8 @@ def parse_urdf(source, *, floating_base=True, root=None):
     FileNotFoundError
         ``source`` names no file.
     TypeError
-        ``source`` is neither a path nor a string; ``root`` is not a string.
+        ``floating_base`` is missing or not a bool; ``source`` is neither a
+        path nor a string; ``root`` is not a string.
     URDFError
         The file is not a URDF liedyn can load (see the module docstring).
 
@@ -850,19 +910,26 @@ def _damping_note(desc):
     damped = [f"{b.joint!r} (b = {b.damping:g})" for b in desc.bodies[1:] if b.damping > 0.0]
     if not damped:
         return None
-    return ("viscous joint damping (<dynamics damping>) is kept, so tau includes b q' "
-            "(tau^(k) includes b q^(k+1)) at these joints, unlike Pinocchio's rnea and aba; "
-            "damping='drop' loads without it, damping='keep' keeps it without this "
-            "warning: " + ", ".join(damped))
+    return _listing("viscous joint damping (<dynamics damping>) is kept at these joints", damped,
+                    ["so tau includes b q' there (tau^(k) includes b q^(k+1)), unlike "
+                     "Pinocchio's rnea and aba;",
+                     "damping='drop' loads without it, damping='keep' keeps it without this "
+                     "warning"])
 
 
-def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=None,
+def load_urdf(source, *, floating_base=_REQUIRED, gravity=(0.0, 0.0, -9.81), root=None,
               damping=None, friction=None):
     """Build a :class:`liedyn.Model` from a URDF.
 
-    Parameters are those of :func:`parse_urdf`, plus ``gravity`` (3,) in the
-    world frame, and (module docstring, "Damping and friction"):
+    Parameters are those of :func:`parse_urdf` (``floating_base`` repeated
+    here), plus ``gravity`` (3,) in the world frame, and ``damping`` and
+    ``friction`` (module docstring, "Damping and friction"):
 
+    floating_base : bool, required keyword
+        ``True`` for a free-flying or legged robot, ``False`` for a robot
+        fixed to the world such as an arm (Pinocchio's
+        ``buildModelFromUrdf`` without a root joint). There is no default: a
+        URDF does not say, and a wrong guess would load silently.
     damping : None | "keep" | "drop"
         ``<dynamics damping>``. ``None`` (default): kept, with a
         :class:`URDFWarning` naming the damped joints (``τ`` then includes
@@ -914,19 +981,21 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
             " (Coulomb friction is not modelled, so it cannot be kept)")
     desc, notes, reported = _describe(source, floating_base, root, loading=True,
                                       friction=friction)
-    src = desc.source if desc.source == "<string>" else repr(desc.source)
+    src = desc.source if desc.source == "<string>" else repr(desc.source)   # for errors
+    name = _file_name(desc.source)                                           # for warnings
     damped = _damping_note(desc) if damping is None else None
     if damped:
-        notes.append(f"{src}: {damped}")
+        notes.append(f"{name}: {damped}")
     inertias = [b.inertia for b in desc.bodies]
     if not floating_base:
         lam, tol = _com_moments(inertias[0])
         if lam[0] < -tol:
             inertias[0] = _clip_rotational(inertias[0])
-            notes.append(f"{src}: fixed base link {desc.root!r}: rotational inertia about the "
-                         f"centre of mass not positive semi-definite (principal moments {lam}); "
-                         f"a fixed base never moves, so it is loaded with the negative moments "
-                         f"set to zero (mass and centre of mass as written)")
+            notes.append(f"{name}: " + _listing(
+                "fixed base whose rotational inertia about the centre of mass is not positive "
+                "semi-definite", [f"link {desc.root!r}: principal moments {lam}"],
+                ["a fixed base never moves, so it is loaded with the negative moments set to "
+                 "zero (mass and centre of mass as written)"]))
     for n in notes:
         warnings.warn(n, URDFWarning, stacklevel=2)
     builder = ModelBuilder(floating_base=floating_base, gravity=gravity)
@@ -947,9 +1016,11 @@ def load_urdf(source, *, floating_base=True, gravity=(0.0, 0.0, -9.81), root=Non
                 raise URDFError(f"{src}: {where}: {err}") from None
         for w in record:
             if issubclass(w.category, RuntimeWarning):
-                if k in reported and str(w.message).startswith("inertia: "):
+                what, _, issue = str(w.message).partition(": ")     # "inertia: principal …"
+                if k in reported and what == "inertia":
                     continue                   # the notes named the welded link at fault
-                warnings.warn(f"{src}: {where}: {w.message}", URDFWarning, stacklevel=2)
+                warnings.warn(f"{name}: " + _listing(f"{what} of {where}", [issue]),
+                              URDFWarning, stacklevel=2)
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     for f in desc.frames:
