@@ -441,11 +441,73 @@ def test_pair_refuses_models_of_different_robots():
         to_pinocchio(a, free_flyer="yes")
 
 
+@pytest.mark.parametrize("case", ["tree-floating", "tree-fixed", "aerial"])
+def test_motion_jets_are_read_as_prefixes(case):
+    """Rows of a motion jet past those a conversion or a dynamics call reads
+    change nothing (SPEC §1), even when they are not finite; the rows it
+    reads must be there."""
+    model, br = _bridge(case)
+    rng = np.random.default_rng(31)
+    C0, V, q = _motion(model, rng, 6)                  # V (6, 6), q (7, n): a trajectory jet
+    n, N = model.n_joints, model.n_bodies
+    V_long = np.zeros((7, 6)) if V is None else np.vstack([V, np.full((1, 6), np.nan)])
+    q_long = np.vstack([q, np.full((1, n), np.nan)])
+
+    def twist(rows):
+        return None if V is None else V[:rows]
+
+    def same(a, b):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert (x is None and y is None) or np.array_equal(x, y)
+
+    applied = rng.normal(size=(2, N, 6))
+    W = rng.normal(size=(2, 6)) if br.nb else None
+    tau = rng.normal(size=(2, n))
+    for rows in (1, 3):
+        exact = br.motion_to_pin(C0, twist(rows), q[:rows + 1])
+        same(br.motion_to_pin(C0, V_long, q[:rows + 1]), exact)
+        same(br.motion_to_pin(C0, V_long, q_long, rows=rows), exact)
+    t_pin = br.force_to_pin(C0, twist(1), W, tau)
+    assert np.array_equal(br.force_to_pin(C0, V_long, W, tau), t_pin)
+    same(br.force_from_pin(C0, V_long, t_pin), br.force_from_pin(C0, twist(1), t_pin))
+    same(br.state_to_pin(C0, V_long, q_long), br.state_to_pin(C0, twist(2), q[:3]))
+    same(br.rnea(C0, V_long, q_long, applied=applied[:1]),
+         br.rnea(C0, twist(2), q[:3], applied=applied[:1]))
+    same(br.inverse_dynamics(C0, V_long, q_long, 1, applied=applied),
+         br.inverse_dynamics(C0, twist(3), q[:4], 1, applied=applied))
+    same(br.aba(C0, V_long, q_long, tau=tau[:1], base_wrench=None if W is None else W[:1]),
+         br.aba(C0, twist(1), q[:2], tau=tau[:1], base_wrench=None if W is None else W[:1]))
+    same(br.forward_dynamics(C0, V_long, q_long, 1, tau=tau, base_wrench=W, applied=applied),
+         br.forward_dynamics(C0, twist(1), q[:2], 1, tau=tau, base_wrench=W, applied=applied))
+
+    with pytest.raises(ValueError, match=r"q: expected a jet of 4 rows or more"):
+        br.motion_to_pin(C0, V_long, q[:3], rows=3)
+    with pytest.raises(ValueError, match="rows: "):
+        br.motion_to_pin(C0, V_long, q, rows=0)
+    with pytest.raises(ValueError, match=r"q: expected a jet of 4 rows or more"):
+        br.inverse_dynamics(C0, V_long, q[:3], 1)
+    with pytest.raises(ValueError, match=rf"q: expected a jet of .* {n} columns"):
+        br.rnea(C0, V_long, q[:, :-1])
+    with pytest.raises(ValueError, match="q: contains NaN"):
+        br.aba(C0, V_long, q_long[[0, -1]], tau=tau[:1], base_wrench=None if W is None else W[:1])
+    with pytest.raises(ValueError, match=r"base_twist: expected a jet of 3 rows or more"):
+        br.motion_to_pin(C0, V_long[:2], q[:4])
+    with pytest.raises(ValueError, match=r"base_twist: expected a jet of .* 6 columns"):
+        br.inverse_dynamics(C0, V_long[:, :5], q, 0)
+    if V is not None:
+        with pytest.raises(ValueError, match="base_twist: contains NaN"):
+            br.motion_to_pin(C0, V_long[[0, -1]], q[:3])
+    else:
+        with pytest.raises(ValueError, match="base_twist: a fixed base does not move"):
+            br.rnea(C0, np.ones((2, 6)), q)
+
+
 def test_bad_arguments_name_them():
     model, br = MODELS["tree-floating"], BRIDGES["tree-floating"]
     n = model.n_joints
-    with pytest.raises(ValueError, match=r"base_twist: expected a jet of shape \(2, 6\)"):
-        br.motion_to_pin(None, np.zeros((3, 6)), np.zeros((3, n)))
+    with pytest.raises(ValueError, match=r"base_twist: expected a jet of 2 rows or more"):
+        br.motion_to_pin(None, np.zeros((1, 6)), np.zeros((3, n)))
     with pytest.raises(ValueError, match="base_twist: a floating base needs"):
         br.motion_to_pin(None, None, np.zeros((3, n)))
     with pytest.raises(ValueError, match=r"q: expected a jet of shape \(rows\+1"):
@@ -455,16 +517,16 @@ def test_bad_arguments_name_them():
     with pytest.raises(ValueError, match="order: Pinocchio's analytic derivatives"):
         br.inverse_dynamics(None, np.zeros((4, 6)), np.zeros((5, n)), 2)
     N = model.n_bodies
-    with pytest.raises(ValueError, match=r"base_twist: expected a jet of shape \(2, 6\)"):
-        br.rnea(None, np.zeros((3, 6)), np.zeros((3, n)))
-    with pytest.raises(ValueError, match=r"q: expected a jet of shape \(3, "):
-        br.rnea(None, np.zeros((2, 6)), np.zeros((4, n)))
+    with pytest.raises(ValueError, match=r"base_twist: expected a jet of 2 rows or more"):
+        br.rnea(None, np.zeros((1, 6)), np.zeros((3, n)))
+    with pytest.raises(ValueError, match=r"q: expected a jet of 3 rows or more"):
+        br.rnea(None, np.zeros((2, 6)), np.zeros((2, n)))
     with pytest.raises(ValueError, match=rf"applied: expected a jet of shape \(1, {N}, 6\)"):
         br.rnea(None, np.zeros((2, 6)), np.zeros((3, n)), applied=np.zeros((N, 6)))
     with pytest.raises(TypeError):
         br.rnea(None, np.zeros((2, 6)), np.zeros((3, n)), np.zeros((1, N, 6)))   # keyword-only
-    with pytest.raises(ValueError, match=r"q: expected a jet of shape \(2, "):
-        br.aba(None, np.zeros((1, 6)), np.zeros((3, n)), tau=np.zeros((1, n)),
+    with pytest.raises(ValueError, match=r"q: expected a jet of 2 rows or more"):
+        br.aba(None, np.zeros((1, 6)), np.zeros((1, n)), tau=np.zeros((1, n)),
                base_wrench=np.zeros((1, 6)))
     with pytest.raises(ValueError, match=r"tau: expected a jet of shape \(1, "):
         br.aba(None, np.zeros((1, 6)), np.zeros((2, n)), tau=np.zeros(n),

@@ -19,6 +19,7 @@
   inputs of the run.
 """
 
+import re
 import sys
 import time
 
@@ -504,6 +505,41 @@ def test_malformed_inputs_are_named(returns, match):
         simulate(model, state, 0.1, dt=1e-2, controller=returns)
 
 
+def _aerial_inputs(model):
+    """Inputs of the right shapes for the aerial manipulator with one extra state."""
+    return {"tau": np.zeros(model.n_joints), "base_wrench": np.zeros(6),
+            "applied": np.zeros((model.n_bodies, 6)), "extra_rate": [0.0]}
+
+
+@pytest.mark.parametrize("source", ["controller", "plant"])
+@pytest.mark.parametrize("field", ["tau", "base_wrench", "applied", "extra_rate"])
+def test_inputs_of_the_wrong_shape_or_type_are_named_with_the_time(field, source):
+    """An Inputs field with a leading axis too many, a column too few, or
+    strings: a SimulationError at the stage time naming the field, the
+    expected and the given shape (or the type), and who made it."""
+    model = aerial_manipulator()
+    good = _aerial_inputs(model)
+    expected = np.shape(good[field])
+    cases = [(np.zeros((1,) + expected), (1,) + expected),
+             (np.zeros(expected[:-1] + (expected[-1] - 1,)), expected[:-1] + (expected[-1] - 1,)),
+             (["a"] * expected[0], None)]
+    for value, given in cases:
+        def inputs(t, *_, value=value):
+            return Inputs(**{**good, field: value}) if t >= 0.05 else Inputs(**good)
+        kw = {source: inputs}
+        if source == "plant":
+            kw["controller"] = lambda t, s: None
+        with pytest.raises(SimulationError) as info:
+            simulate(model, State(extra=[0.0]), 0.1, dt=1e-2, **kw)
+        err = info.value
+        what = (rf"expected shape {re.escape(str(expected))} from the {source}, got "
+                rf"{re.escape(str(given))}" if given else
+                rf"expected a real numeric array, got strings \(an Inputs built by the {source}\)")
+        assert re.match(rf"^t = 0\.05: {field}: {what}$", str(err)), str(err)
+        assert err.quantity == field and abs(err.time - 0.05) < 1e-12
+        assert abs(err.trajectory.time[-1] - 0.04) < 1e-12      # (0.05: the step's last stage)
+
+
 def test_extra_states_need_their_rates():
     model, _, _ = _pd_arm()
     with pytest.raises(SimulationError, match=r"extra_rate: the state has 2 extra entries"):
@@ -574,8 +610,7 @@ def test_state_and_inputs_validate_and_freeze():
         State(q=[np.nan])
     with pytest.raises(TypeError, match="^tau:"):
         Inputs(tau=["a"])
-    with pytest.raises(ValueError, match="^applied: expected a 2-D array"):
-        Inputs(applied=np.zeros(6))
+    assert Inputs(applied=np.zeros(6)).applied.shape == (6,)   # reported later, with the time
     s = State(q=[1.0, 2.0])
     with pytest.raises(AttributeError):
         s.q = np.zeros(2)

@@ -349,6 +349,26 @@ def test_a_penetrating_start_is_refused_naming_the_contact(ball):
                     contacts=[ld.PointContact("ball", radius=RADIUS)])
 
 
+@pytest.mark.parametrize("value,what", [
+    (np.zeros(6), r"expected shape \(1, 6\) from the controller, got \(6,\)"),
+    (np.zeros((1, 1, 6)), r"expected shape \(1, 6\) from the controller, got \(1, 1, 6\)"),
+    ([["a"] * 6], r"expected a real numeric array, got strings \(an Inputs built by the "
+                  r"controller\)")])
+@pytest.mark.parametrize("run", ["resting", "sliding"])
+def test_malformed_inputs_in_contact_are_named_with_the_time(ball, block, run, value, what):
+    """The contact forces are solved from the inputs before the step checks
+    them: a malformed field is refused there too, with the time."""
+    def controller(t, s):
+        return ld.Inputs(applied=value)
+    with pytest.raises(ld.SimulationError, match=rf"^t = 0: applied: {what}$") as info:
+        if run == "resting":
+            ld.simulate(ball, ld.State(at_height(RADIUS), np.zeros(6)), 0.1, dt=1e-3,
+                        contacts=[ld.PointContact("ball", radius=RADIUS)], controller=controller)
+        else:
+            on_incline(block, 0.1, 0.1, controller=controller)
+    assert info.value.quantity == "applied" and info.value.time == 0.0
+
+
 @pytest.mark.parametrize("kw", [{"restitution": 0.5}, {"friction": 0.3},
                                 {"events": "stop"}, {"rest_velocity": 0.1}])
 def test_event_arguments_without_contacts_are_refused(ball, kw):

@@ -23,6 +23,8 @@ Tolerances (fixed numbers; errors measured on these trees in brackets):
   1e-5: 1e-6 relative [truncation ~h² · |third derivative| ~ 1e-9].
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -220,6 +222,65 @@ def test_bad_arguments():
         lds.jacobian_function(f, "tau", "tau")
     with pytest.raises(TypeError, match="f"):
         lds.jacobian_function(model, "tau", "q")
+
+
+def _bad_shapes(shape):
+    """Shapes CasADi would make fit or refuse: too few and too many columns,
+    too few and too many rows, the transpose (of a non-square input)."""
+    rows, cols = shape
+    return [(rows, cols - 1), (rows, cols + 1), (rows - 1, cols), (rows + 1, cols)] + \
+        ([(cols, rows)] if rows != cols else [])
+
+
+@pytest.mark.parametrize("floating", [True, False])
+def test_numeric_calls_check_every_input(floating):
+    """Every input of an inverse and a forward dynamics function, given with
+    another shape (as an array, a list or a DM, by name or by position),
+    is refused naming it; left out too. With the right shapes the values
+    are the kernels'; symbolic calls are CasADi's."""
+    rng = np.random.default_rng(60)
+    model = random_tree(rng, 4, floating_base=floating)
+    R = 1
+    C0, Vb, q, Wa = _jets(model, rng, R)
+    applied = Wa.reshape(R + 1, -1)
+    inv = liedyn.inverse_dynamics(model, C0, Vb, q, R, applied=Wa)
+    fwd = liedyn.forward_dynamics(model, C0, None if Vb is None else Vb[:1], q[:2], R,
+                                  tau=inv.tau, base_wrench=inv.base_wrench if floating else None,
+                                  applied=Wa)
+    f = lds.inverse_dynamics_function(model, R, applied=True)
+    g = lds.forward_dynamics_function(model, R, applied=True)
+    f_in = dict(base_pose=C0, base_twist=Vb, q=q, applied=applied)
+    g_in = dict(base_pose=C0, base_twist=None if Vb is None else Vb[:1], q=q[:2], tau=inv.tau,
+                base_wrench=inv.base_wrench, applied=applied)
+    f_in, g_in = ({k: given[k] for k in fn.name_in()} for fn, given in ((f, f_in), (g, g_in)))
+    out = _num(f(**f_in))
+    assert np.max(_row_rel(out["tau"], inv.tau)) <= INV_RTOL
+    assert np.max(_row_rel(out["base_wrench"], inv.base_wrench)) <= INV_RTOL
+    out = _num(dict(zip(g.name_out(), g(*g_in.values()))))
+    assert np.max(_row_rel(out["q"], fwd.q)) <= 1e-11
+    for fn, args in ((f, f_in), (g, g_in)):
+        for name in fn.name_in():
+            expected = fn.size_in(name)
+            for shape in _bad_shapes(expected):
+                bad = rng.normal(size=shape)
+                for form in (bad, bad.tolist(), ca.DM(bad)):          # ([] for no rows: (0,))
+                    given = np.shape(form) if isinstance(form, list) else form.shape
+                    msg = (rf"{name}: expected shape {re.escape(str(expected))} .*got "
+                           rf"{re.escape(str(given))}")
+                    with pytest.raises(ValueError, match=msg):
+                        fn(**{**args, name: form})
+                    with pytest.raises(ValueError, match=msg):
+                        fn(*[form if k == name else args[k] for k in fn.name_in()])
+            with pytest.raises(ValueError, match=rf"{name}: missing"):
+                fn(**{k: v for k, v in args.items() if k != name})
+    # the function used in a graph: symbols (and numbers beside them) as CasADi takes them
+    qs = ca.SX.sym("q", *f.size_in("q"))
+    h = ca.Function("h", [qs], [f(**{**f_in, "q": qs})["tau"]])
+    assert np.max(_row_rel(np.asarray(h(q).full()), inv.tau)) <= INV_RTOL
+    assert isinstance(f, ca.Function) and isinstance(lds.jacobian_function(f, "tau", "q"),
+                                                     ca.Function)
+    with pytest.raises(ValueError, match=r"q: expected shape"):
+        lds.jacobians(f, "tau", "q", **{**f_in, "q": q[:, :-1]})
 
 
 def test_import_error_names_the_extra():

@@ -1,8 +1,9 @@
 """Generated C of the traced functions (SPEC §15.4): compiled with the system
 compiler, loaded with ``casadi.external`` and run by the C timing program,
-it gives the kernels' numbers. Compiling and loading run in a fresh
-interpreter (a faulty shared library must not take the test run down); the
-function is small (a 4-body tree, order 1) so that it compiles in seconds."""
+it gives the kernels' numbers, and both refuse inputs of another shape.
+Compiling and loading run in a fresh interpreter (a faulty shared library
+must not take the test run down); the function is small (a 4-body tree,
+order 1) so that it compiles in seconds."""
 
 import shutil
 
@@ -38,10 +39,22 @@ def test_generated_c_equals_kernels(tmp_path):
                                     calls=10)
         e2 = np.max(np.abs(outs["tau"] - inv.tau)) / np.max(np.abs(inv.tau))
         print(e1, e2, len(times), int(np.all(times > 0)))
+        for bad in (dict(q=q[:, :1]), dict(base_twist=V[:, :3]), dict(q=q.T), dict(q=q[:2])):
+            args = dict(base_pose=C0, base_twist=V, q=q)
+            args.update(bad)
+            for call in (g, lambda **a: lds.run_timer(f, exe, a)):
+                try:
+                    call(**args)
+                    print("accepted", *bad)
+                except ValueError as err:
+                    print(str(err).split(":")[0])
     """, timeout=600)
-    e1, e2, n, positive = out.split()
+    lines = out.splitlines()
+    e1, e2, n, positive = lines[0].split()
     assert float(e1) <= 1e-12 and float(e2) <= 1e-12
     assert int(n) == 3 and int(positive) == 1
+    # the compiled function and the timing program refuse a wrong shape, naming the input
+    assert lines[1:] == ["q", "q", "base_twist", "base_twist", "q", "q", "q", "q"]
 
 
 def test_codegen_arguments(tmp_path):

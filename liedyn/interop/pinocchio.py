@@ -79,7 +79,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spatial import se3
-from .._checks import as_array, check_jet, check_order, check_pose, counted
+from .._checks import (as_array, check_jet, check_motion_jet, check_order, check_pose,
+                       counted)
 from ..algorithm.frames import adjoint_jet, inverse_adjoint_jet, rest_kinematics
 from ..multibody.model import JOINT_REVOLUTE, Model, ModelBuilder, Prismatic, Revolute
 from ..multibody.workspace import binomials
@@ -232,23 +233,19 @@ class PinocchioModel:
                                  "stands at fixed_pose, pass None or that pose")
         return self.fixed_pose
 
-    def _twist(self, base_twist, rows, name="base_twist", at_least=False):
-        """The base twist jet with ``rows`` rows (zeros without a free flyer
-        or for ``None`` on a fixed liedyn base)."""
+    def _twist(self, base_twist, rows, name="base_twist"):
+        """The first ``rows`` rows of the base twist jet, which may have more
+        (zeros without a free flyer or for ``None`` on a fixed liedyn base)."""
         if not self.liedyn_model.floating_base:
             if base_twist is not None:
-                V = as_array(base_twist, name, ndim=2)
-                if np.any(V):
+                if np.any(check_motion_jet(base_twist, name, rows, 6)):
                     raise ValueError(f"{name}: a fixed base does not move; pass None (or zeros)")
             return np.zeros((rows, 6))
         if base_twist is None:
             if rows == 0:
                 return np.zeros((0, 6))
             raise ValueError(f"{name}: a floating base needs its twist jet, shape ({rows}, 6)")
-        V = as_array(base_twist, name, ndim=2)
-        if at_least and V.shape[0] >= rows and V.shape[1:] == (6,):
-            return V[:rows]
-        return check_jet(V, name, (rows, 6))
+        return check_motion_jet(base_twist, name, rows, 6)
 
     # -- configuration ---------------------------------------------------------
 
@@ -299,16 +296,20 @@ class PinocchioModel:
 
     # -- motion and force jets ---------------------------------------------------
 
-    def motion_to_pin(self, base_pose, base_twist, q):
+    def motion_to_pin(self, base_pose, base_twist, q, *, rows=None):
         """Pinocchio's configuration and velocity jet from liedyn jets.
 
         Parameters
         ----------
         base_pose : (4, 4) or None
         base_twist : (rows, 6) or None
-            Spatial base twist jet ``V₀^(0..rows−1)`` (``None``: fixed base).
+            Spatial base twist jet ``V₀^(0..rows−1)`` (``None``: fixed base;
+            more rows: the first ``rows`` are read).
         q : (rows+1, n)
-            Joint jet ``q^(0..rows)``.
+            Joint jet ``q^(0..rows)`` (more rows: the first ``rows+1`` are
+            read when ``rows`` is given).
+        rows : int ≥ 1, keyword, optional
+            Rows of the velocity jet; default: those of ``q`` less one.
 
         Returns
         -------
@@ -317,11 +318,15 @@ class PinocchioModel:
             Row ``k`` is ``v^(k)``: velocity, acceleration (Pinocchio's ``a``),
             and its derivatives.
         """
-        q = as_array(q, "q", ndim=2)
-        rows = q.shape[0] - 1
-        if rows < 1 or q.shape[1] != self.n:
-            raise ValueError(f"q: expected a jet of shape (rows+1, {self.n}) with rows ≥ 1 "
-                             f"(row k = k-th time derivative), got {q.shape}")
+        if rows is None:
+            q = as_array(q, "q", ndim=2)
+            rows = q.shape[0] - 1
+            if rows < 1 or q.shape[1] != self.n:
+                raise ValueError(f"q: expected a jet of shape (rows+1, {self.n}) with rows ≥ 1 "
+                                 f"(row k = k-th time derivative), got {q.shape}")
+        elif check_order(rows, "rows") < 1:
+            raise ValueError(f"rows: expected an int ≥ 1, got {rows}")
+        q = check_motion_jet(q, "q", rows + 1, self.n)
         C0 = self._pose(base_pose)
         V = self._twist(base_twist, rows)
         v = np.zeros((rows, self.nb + self.n))
@@ -378,7 +383,7 @@ class PinocchioModel:
         if self.nb and base_wrench is not None:
             W = check_jet(base_wrench, "base_wrench", (rows, 6))
             C0 = self._pose(base_pose)
-            V = self._twist(base_twist, rows - 1, at_least=True)
+            V = self._twist(base_twist, rows - 1)
             G = adjoint_jet(C0, V, rows - 1)
             B = binomials(rows)
             for k in range(rows):
@@ -402,7 +407,7 @@ class PinocchioModel:
         if not self.nb:
             return None, tau
         C0 = self._pose(base_pose)
-        V = self._twist(base_twist, rows - 1, at_least=True)
+        V = self._twist(base_twist, rows - 1)
         H = inverse_adjoint_jet(C0, V, rows - 1)
         B = binomials(rows)
         W = np.zeros((rows, 6))
@@ -414,8 +419,8 @@ class PinocchioModel:
     def state_to_pin(self, base_pose, base_twist, q):
         """Pinocchio ``(q, v, a)`` from the jets of order-0 inverse dynamics:
         ``base_twist (2, 6)`` (``V₀, V̇₀``; ``None`` for a fixed base) and
-        ``q (3, n)`` (``q, q̇, q̈``)."""
-        qp, v = self.motion_to_pin(base_pose, base_twist, check_jet(q, "q", (3, self.n)))
+        ``q (3, n)`` (``q, q̇, q̈``); more rows: the first 2 and 3 are read."""
+        qp, v = self.motion_to_pin(base_pose, base_twist, q, rows=2)
         return qp, v[0], v[1]
 
     def state_from_pin(self, q_pin, v_pin, a_pin):
@@ -517,9 +522,9 @@ class PinocchioModel:
         Parameters
         ----------
         base_pose : (4, 4) or None
-        base_twist : (order+2, 6) or None
+        base_twist : (order+2, 6) or None (more rows: the first order+2 are read)
             ``None`` (or zeros) for a fixed base.
-        q : (order+3, n)
+        q : (order+3, n) (more rows: the first order+3 are read)
         order : 0 or 1
         applied : (order+1, N, 6), keyword, optional
             Applied wrench jets on the bodies (spatial, world frame).
@@ -539,7 +544,7 @@ class PinocchioModel:
         """
         pin = _pin()
         r = _order01(order)
-        q = check_jet(q, "q", (r + 3, self.n))
+        q = check_motion_jet(q, "q", r + 3, self.n)
         qp, v = self.motion_to_pin(base_pose, base_twist, q)
         fext, rate = self._applied(qp, v[0], applied, r + 1)
         ext = () if fext is None else (fext,)
@@ -596,9 +601,9 @@ class PinocchioModel:
         Parameters
         ----------
         base_pose : (4, 4) or None
-        base_twist : (1, 6) or None
+        base_twist : (1, 6) or None (more rows: only the first is read)
             ``V₀``; ``None`` (or zeros) for a fixed base.
-        q : (2, n)
+        q : (2, n) (more rows: the first 2 are read)
             ``q, q̇``.
         order : 0 or 1
         tau : (order+1, n), keyword
@@ -620,7 +625,7 @@ class PinocchioModel:
         """
         pin = _pin()
         r = _order01(order)
-        q = check_jet(q, "q", (2, self.n))
+        q = check_motion_jet(q, "q", 2, self.n)
         tau = check_jet(tau, "tau", (r + 1, self.n))
         if self.nb and base_wrench is None:
             raise ValueError(f"base_wrench: a free flyer needs its wrench jet, shape ({r + 1}, 6)")

@@ -25,7 +25,7 @@ from ..algorithm.closed_form import mass_matrix
 from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
 from ..contact.forward import constrained_forward_dynamics
 from ..contact.gaps import _real
-from .state import Inputs, SimulationError
+from .state import Inputs, SimulationError, callback, inputs_mismatch
 
 __all__ = ["OPEN", "CLOSED", "STICK", "SLIDE"]
 
@@ -78,17 +78,20 @@ class ContactModes:
         C, V, q, qd = self._full(state)
         return C, V[None] if self.model.floating_base else None, np.vstack([q, qd])
 
+    def _source(self):
+        return "plant" if self.plant is not None else "controller"
+
+    def _input_failed(self, t, field, detail):
+        raise SimulationError(f"t = {t:.9g}: {field}: {detail}", t, field, self._trajectory())
+
     def _inputs(self, t, state):
         """``(tau (1, n), W (1, 6) or None, applied (1, N, 6) or None, Inputs)``
         of the controller and plant at ``state``."""
-        u = self.controller(t, state) if self.controller is not None else None
-        inp = self.plant(t, state, u) if self.plant is not None else u
-        if inp is not None and not isinstance(inp, Inputs):
-            raise SimulationError(f"t = {t:.9g}: inputs: the "
-                                  f"{'plant' if self.plant is not None else 'controller'} "
-                                  f"returned {type(inp).__name__}; expected liedyn.Inputs",
-                                  t, "inputs", self._trajectory())
-        return self._inputs_from(inp)
+        fail = self._input_failed
+        u = None if self.controller is None else callback(self.controller, "controller", fail,
+                                                          t, state)
+        inp = u if self.plant is None else callback(self.plant, "plant", fail, t, state, u)
+        return self._inputs_from(t, inp)
 
     def _points(self, state):
         """``(p (nc, 3), φ̇ (nc,), tangential velocity (nc, 3))``: the contact
@@ -227,15 +230,20 @@ class ContactModes:
 
         def plant(t, state, u):
             inp = self.plant(t, state, u) if self.plant is not None else u
-            tau, W, app, _ = self._inputs_from(inp)
+            tau, W, app, _ = self._inputs_from(t, inp)
             _, _, applied, _ = self._solve(t, state, modes, cs, rows, (tau, W, app, inp))
             return Inputs(tau=None if inp is None else inp.tau,
                           base_wrench=None if inp is None else inp.base_wrench,
                           applied=applied[0], extra_rate=None if inp is None else inp.extra_rate)
         return plant
 
-    def _inputs_from(self, inp):
+    def _inputs_from(self, t, inp):
+        """The dynamics arguments of ``inp`` (checked against the model; its
+        ``extra_rate`` is the segment's run's to check)."""
         m = self.model
+        bad = inputs_mismatch(inp, m.n_joints, m.n_bodies, None, m.floating_base, self._source())
+        if bad is not None:
+            self._input_failed(t, *bad)
         tau = np.zeros((1, m.n_joints)) if inp is None or inp.tau is None else inp.tau[None]
         W = None
         if m.floating_base:

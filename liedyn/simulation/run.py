@@ -17,7 +17,7 @@ from .integrator import (_A, _AFTER_STEP, _C, _COMMIT, _E, _EMPTY1, _EMPTY2, _ER
                          _EVALUATE_HELD, _FIXED_STEPS, _FIXED_STEPS_HELD, _POINT, _REC,
                          _REC_FIELDS, _RECORD, _RECORD_HELD, _REUSE, _SIM, _SIM_FIELDS, FAC_MAX,
                          FAC_MIN, SAFETY)
-from .state import Inputs, SimulationError, State, Trajectory, _StageState
+from .state import SimulationError, State, Trajectory, _StageState, callback, inputs_mismatch
 
 __all__ = ["simulate"]
 
@@ -334,57 +334,27 @@ class _Run:
         """``(u, Inputs or None)`` of a stage."""
         if self.control_rate is not None:
             if sample:
-                self.u = self.controller(t, state)
+                self.u = callback(self.controller, "controller", self._fail, t, state)
             u = self.u
         elif self.controller is not None:
-            u = self.controller(t, state)
+            u = callback(self.controller, "controller", self._fail, t, state)
         else:
             u = None
         if self.plant is not None:
-            return u, self.plant(t, state, u)
+            return u, callback(self.plant, "plant", self._fail, t, state, u)
         return u, u
 
     def _arrays(self, t, inp):
         """The arrays of an :class:`Inputs`, checked against the model (empty
         arrays for ``None``)."""
+        bad = inputs_mismatch(inp, self.n, self.N, self.m, self.floating, self._source())
+        if bad is not None:
+            self._fail(t, *bad)
         if inp is None:
-            if self.m:
-                self._fail(t, "extra_rate", f"the state has {self.m} extra entries, so their "
-                           f"rates must come from a plant (or the controller), shape ({self.m},)")
             return _EMPTY1, _EMPTY1, _EMPTY2, _EMPTY1
-        if type(inp) is not Inputs:
-            self._fail(t, "inputs", f"the {self._source()} returned {type(inp).__name__}; "
-                       f"expected liedyn.Inputs"
-                       f"{' (or give a plant that makes one)' if self.plant is None else ''}")
-        n, N, m = self.n, self.N, self.m
         tau, W, Wa, z = inp.tau, inp.base_wrench, inp.applied, inp.extra_rate
-        if tau is None:
-            tau = _EMPTY1
-        elif tau.shape != (n,):
-            self._fail(t, "tau", f"expected shape ({n},) from the {self._source()}, "
-                       f"got {tau.shape}")
-        if W is None:
-            W = _EMPTY1
-        elif not self.floating:
-            self._fail(t, "base_wrench", f"the base is fixed, its wrench is the support "
-                       f"reaction; the {self._source()} must give None")
-        elif W.shape != (6,):
-            self._fail(t, "base_wrench", f"expected shape (6,) from the {self._source()}, "
-                       f"got {W.shape}")
-        if Wa is None:
-            Wa = _EMPTY2
-        elif Wa.shape != (N, 6):
-            self._fail(t, "applied", f"expected shape ({N}, 6) from the {self._source()}, "
-                       f"got {Wa.shape}")
-        if z is None:
-            if m:
-                self._fail(t, "extra_rate", f"the state has {m} extra entries, so the "
-                           f"{self._source()} must give their rates, shape ({m},)")
-            z = _EMPTY1
-        elif z.shape != (m,):
-            self._fail(t, "extra_rate", f"expected shape ({m},) from the {self._source()}, "
-                       f"got {z.shape}")
-        return tau, W, Wa, z
+        return (_EMPTY1 if tau is None else tau, _EMPTY1 if W is None else W,
+                _EMPTY2 if Wa is None else Wa, _EMPTY1 if z is None else z)
 
     def _evaluate(self, i, arrays):
         """Inputs, forward dynamics (SPEC §5, order 0) and rates of stage

@@ -81,10 +81,65 @@ class _StageState(State):
     extra = property(lambda self: self._s[22 + 2 * self._n:])
 
 
-def _input_array(x, name, ndim):
-    """An input as a float64 array (non-finite values are reported by the
-    simulation, which knows the time)."""
-    return None if x is None else as_array(x, name, ndim=ndim, allow_nonfinite=True)
+class _FieldTypeError(TypeError):
+    """A field of :class:`Inputs` that is not a real numeric array; a
+    simulation whose controller or plant raises it reports ``field`` and
+    ``detail`` with the time."""
+
+    def __init__(self, field, detail):
+        super().__init__(f"{field}: {detail}")
+        self.field, self.detail = field, detail
+
+
+def _input_array(x, name):
+    """An input as a float64 array (shapes and non-finite values are reported
+    by the simulation, which knows the model and the time)."""
+    if x is None:
+        return None
+    try:
+        return as_array(x, name, allow_nonfinite=True)
+    except TypeError as err:
+        raise _FieldTypeError(name, str(err).removeprefix(f"{name}: ")) from None
+
+
+def callback(f, source, fail, t, *args):
+    """``f(t, *args)``, the output of the controller or plant ``source``; an
+    :class:`Inputs` it built from a value that is not numeric is reported by
+    ``fail(t, field, detail)`` (which raises)."""
+    try:
+        return f(t, *args)
+    except _FieldTypeError as err:
+        fail(t, err.field, f"{err.detail} (an Inputs built by the {source})")
+
+
+def inputs_mismatch(inp, n, N, m, floating, source):
+    """``(field, detail)``: the first field of the :class:`Inputs` ``inp``
+    (``None``: no inputs) that does not fit a model of ``n`` joints and ``N``
+    bodies and a state with ``m`` extra entries (``None``: not checked), or
+    ``None`` when all fit; ``source`` (``"controller"`` or ``"plant"``) is
+    named in ``detail``."""
+    if inp is None:
+        if m:
+            return "extra_rate", (f"the state has {m} extra entries, so their rates must come "
+                                  f"from a plant (or the controller), shape ({m},)")
+        return None
+    if type(inp) is not Inputs:
+        return "inputs", (f"the {source} returned {type(inp).__name__}; expected liedyn.Inputs"
+                          f"{' (or give a plant that makes one)' if source == 'controller' else ''}")
+    for field, shape in (("tau", (n,)), ("base_wrench", (6,)), ("applied", (N, 6)),
+                         ("extra_rate", (m,))):
+        a = getattr(inp, field)
+        if field == "base_wrench" and a is not None and not floating:
+            return field, (f"the base is fixed, its wrench is the support reaction; the "
+                           f"{source} must give None")
+        if field == "extra_rate" and m is None:
+            return None
+        if field == "extra_rate" and a is None and m:
+            return field, (f"the state has {m} extra entries, so the {source} must give their "
+                           f"rates, shape ({m},)")
+        if a is not None and a.shape != shape:
+            return field, f"expected shape {shape} from the {source}, got {a.shape}"
+    return None
 
 
 class Inputs:
@@ -106,22 +161,24 @@ class Inputs:
         has extra entries.
 
     Arrays are converted to float64 but not copied. Shapes against the model
-    and finiteness are checked by the simulation, which reports the time.
+    and finiteness are checked by the simulation, which reports the time and
+    the field in a :class:`SimulationError`.
 
     Raises
     ------
-    TypeError, ValueError
-        Non-numeric values or the wrong number of dimensions, naming the argument.
+    TypeError
+        Non-numeric values, naming the argument (built by a controller or
+        plant during a simulation: a :class:`SimulationError` with the time).
     """
 
     __slots__ = ("tau", "base_wrench", "applied", "extra_rate")
     __setattr__ = _frozen_setattr
 
     def __init__(self, tau=None, base_wrench=None, applied=None, extra_rate=None):
-        object.__setattr__(self, "tau", _input_array(tau, "tau", 1))
-        object.__setattr__(self, "base_wrench", _input_array(base_wrench, "base_wrench", 1))
-        object.__setattr__(self, "applied", _input_array(applied, "applied", 2))
-        object.__setattr__(self, "extra_rate", _input_array(extra_rate, "extra_rate", 1))
+        object.__setattr__(self, "tau", _input_array(tau, "tau"))
+        object.__setattr__(self, "base_wrench", _input_array(base_wrench, "base_wrench"))
+        object.__setattr__(self, "applied", _input_array(applied, "applied"))
+        object.__setattr__(self, "extra_rate", _input_array(extra_rate, "extra_rate"))
 
     def __repr__(self):
         fields = ", ".join(f"{k}={None if getattr(self, k) is None else getattr(self, k).shape}"

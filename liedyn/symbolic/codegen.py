@@ -26,6 +26,8 @@ import numpy as np
 
 import casadi as ca
 
+from ._checked import CheckedFunction, check_numeric_inputs
+
 # -O2 rather than -O3: the generated functions are long straight-line code,
 # where -O3 mostly adds compile time.
 FLAGS = ("-O2", "-march=native", "-fno-math-errno")
@@ -75,9 +77,10 @@ def compile_c(f, directory, *, compiler=None, flags=FLAGS):
 
 def compile_function(f, directory, *, compiler=None, flags=FLAGS):
     """``f`` as generated C, compiled and loaded (``casadi.external``): a
-    ``casadi.Function`` with the same inputs and outputs."""
+    ``casadi.Function`` with the same inputs and outputs, whose numeric calls
+    check their inputs' shapes (:class:`CheckedFunction`)."""
     so, _, _ = compile_c(f, directory, compiler=compiler, flags=flags)
-    return ca.external(f.name(), str(so))
+    return CheckedFunction(ca.external(f.name(), str(so)))
 
 
 _HARNESS = r"""
@@ -177,15 +180,9 @@ def build_timer(f, directory, *, compiler=None, flags=FLAGS):
 
 
 def _pack_inputs(f, inputs):
-    parts = []
-    for name in f.name_in():
-        if name not in inputs:
-            raise ValueError(f"inputs: {name!r} missing (the function's inputs: {f.name_in()})")
-        x = np.asarray(inputs[name], float)
-        shape = f.size_in(name)
-        if x.size != shape[0] * shape[1]:
-            raise ValueError(f"{name}: expected shape {shape}, got {x.shape}")
-        parts.append(x.reshape(shape).ravel(order="F"))
+    check_numeric_inputs(f, inputs)
+    parts = [np.asarray(inputs[name], float).reshape(f.size_in(name)).ravel(order="F")
+             for name in f.name_in()]
     return np.concatenate(parts) if parts else np.zeros(0)
 
 

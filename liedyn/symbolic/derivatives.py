@@ -17,6 +17,8 @@ import numpy as np
 
 import casadi as ca
 
+from ._checked import CheckedFunction
+
 
 def _names(f, of, wrt):
     outs, ins = f.name_out(), f.name_in()
@@ -49,8 +51,9 @@ def jacobian_function(f, of, wrt, *, name=None):
 
     Returns
     -------
-    casadi.Function
-        The inputs of ``f``; one output ``"d{of}_d{wrt}"`` per pair, of shape
+    CheckedFunction
+        A ``casadi.Function`` (numeric calls check their inputs' shapes) with
+        the inputs of ``f``; one output ``"d{of}_d{wrt}"`` per pair, of shape
         ``(rows_of · cols_of, rows_wrt · cols_wrt)`` in the row-major layout
         of the module docstring.
     """
@@ -66,7 +69,7 @@ def jacobian_function(f, of, wrt, *, name=None):
         for w in wrt:
             exprs.append(ca.jacobian(yo, _row_major(x[ins.index(w)])))
             names.append(f"d{o}_d{w}")
-    return ca.Function(name or f"jac_{f.name()}", x, exprs, ins, names)
+    return CheckedFunction(ca.Function(name or f"jac_{f.name()}", x, exprs, ins, names))
 
 
 def jacobians(f, of, wrt, **inputs):

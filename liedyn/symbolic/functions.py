@@ -21,12 +21,16 @@ input              shape                   meaning
                                            numeric ``(r+1, N, 6)``)
 =================  ======================  ===========================================
 
-The functions are plain CasADi: evaluate them with numbers, call them with
-``SX``/``MX`` symbols inside an optimisation problem, differentiate them
+The functions are CasADi functions (:class:`CheckedFunction`): evaluate
+them with numbers, call them with ``SX``/``MX`` symbols inside an
+optimisation problem, differentiate them
 (:func:`liedyn.symbolic.jacobian_function`) or generate C from them
-(:func:`liedyn.symbolic.generate_c`). Unlike the numeric kernels they do not
-check their inputs and cannot raise: a singular articulated pivot gives
-``inf``/``NaN``, a pose that is not a rigid transform is used as given.
+(:func:`liedyn.symbolic.generate_c`). A call with numbers checks that every
+input is given with the shape above and raises a ``ValueError`` naming it
+(CasADi alone would repeat the columns of a too narrow one); beyond that,
+unlike the numeric kernels, they do not check their inputs' values: a
+singular articulated pivot gives ``inf``/``NaN``, a pose that is not a rigid
+transform is used as given.
 """
 
 import numpy as np
@@ -37,6 +41,7 @@ from .._checks import check_order
 from ..multibody.model import JOINT_REVOLUTE, check_model
 from ..algorithm.hybrid import joint_mask
 from . import _steps as st
+from ._checked import CheckedFunction
 from ._steps import SX, rows, stack
 
 POSES = ("matrix", "minimal")
@@ -174,7 +179,8 @@ def _finish(name, inp, outputs, cse):
     exprs = [e for _, e in outputs]
     if cse:
         exprs = ca.cse(exprs)
-    return ca.Function(name, inp.syms, exprs, inp.names, names, {"allow_duplicate_io_names": True})
+    return CheckedFunction(ca.Function(name, inp.syms, exprs, inp.names, names,
+                                       {"allow_duplicate_io_names": True}))
 
 
 # ------------------------------------------------------------------ inverse --
@@ -203,7 +209,8 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
 
     Returns
     -------
-    casadi.Function
+    CheckedFunction
+        A ``casadi.Function`` (numeric calls check their inputs' shapes).
         Inputs ``base_pose`` (or ``nominal_pose``, ``xi``), ``base_twist``
         ((r+2, 6), floating base only), ``q`` ((r+3, n)), [``applied``];
         outputs ``base_wrench`` ((r+1, 6): for a fixed base the support
