@@ -87,10 +87,14 @@ RULE = (f"numbers are quoted only when the 1-minute load average before and afte
 
 def _unreliable_paragraph(v, first, reasons):
     """The paragraph of a run whose numbers are not to be quoted."""
+    before, after, cores = _load(v)
+    loaded = max(before, after) > LOAD_PER_CORE * cores       # False for NaN
+    verdict = ("Measured on a loaded machine: these speed numbers are unreliable and are not to "
+               "be quoted" if loaded else "These speed numbers are unreliable and are not to be "
+               "quoted")
     return (f"Measured by `python -m experiments.bench_speed` (quick mode) on "
             f"{first.get('machine', 'an unrecorded machine')}, code "
-            f"{first.get('code', 'unknown')}, on a loaded machine or with too wide a spread: "
-            f"{_load_text(v)}. **These speed numbers are unreliable and are not to be quoted**: "
+            f"{first.get('code', 'unknown')}; {_load_text(v)}. **{verdict}**: "
             + "; ".join(reasons) + f" ({RULE}). The values measured are in the `bench_speed` "
             "table below; rerun on a quiet machine for numbers to quote.")
 

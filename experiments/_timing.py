@@ -175,10 +175,12 @@ def unreliable(load_before, load_after, cores, spreads=()):
             raise ValueError(f"spreads: {name!r} has a spread {x!r}, expected ≥ 0")
     limit = LOAD_PER_CORE * cores
     reasons = []
+    missing = [w for w, x in (("before", load_before), ("after", load_after))
+               if x is None or not np.isfinite(x)]
+    if missing:
+        reasons.append(f"the load average {' and '.join(missing)} the run was not recorded")
     for when, load in (("before", load_before), ("after", load_after)):
-        if load is None or not np.isfinite(load):
-            reasons.append(f"the load average {when} the run was not recorded")
-        elif load > limit:
+        if when not in missing and load > limit:
             reasons.append(f"the 1-minute load average {when} the run, {load:.2f}, exceeds "
                            f"the {cores} cores")
     wide = {n: x for n, x in spreads.items() if x > SPREAD_LIMIT}
