@@ -9,8 +9,9 @@ calls each timed with ``time.perf_counter``, in rounds interleaved with the
 other callables of the same point. The statistic is the paper's, the **mean
 time per call** (elapsed time / calls); the CSV also records, as a robust
 statistic on a shared machine, the **smallest of the per-round medians**
-(``*_round_median_min_s``; 10 rounds). Every comparison is a ratio of two
-means taken in the same run.
+(``*_round_median_min_s``; 10 rounds). Every comparison is the median of
+the per-pair ratios of two callables alternated in the same run
+(:func:`experiments._timing.paired`).
 """
 
 import argparse
@@ -375,7 +376,7 @@ def plot_sweeps(table, stem, title, field, ws_field=None, ref_field=None, ref_la
             title=f"(b) {title} against r, N = {n101}")
     if ratio:
         axes[2].set(xlabel="number of bodies N", ylabel=ratio[1],
-                    title=f"(c) {ratio[1]} (ratio of means, same run)")
+                    title=f"(c) {ratio[1]} (median of paired ratios, same run)")
     for ax in axes:
         ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)

@@ -1,6 +1,25 @@
 """Timing of zero-argument callables, interleaved so that they share the
-machine's load (SPEC §9, Table 4). NumPy only, no plotting."""
+machine's load (SPEC §9, Table 4), the statistics of paired samples, and the
+rule that says when a machine was too loaded for its numbers to be quoted.
+NumPy only, no plotting.
 
+Callables timed together alternate in short blocks of consecutive calls
+(:data:`PAIR_BLOCK`, few enough to be close in time, enough for the caches
+to be warm after the first): the i-th block of each runs in the same sweep,
+next to the others' i-th. A ratio of two of them is the **median of the
+per-pair ratios** (:func:`paired`; a pair is the median call of the two
+callables' blocks of one sweep), with the interquartile range of those
+ratios as its spread; a burst of other load falls on both blocks of a pair,
+so it moves few pair ratios and hardly the median, where it would move a
+ratio of means.
+
+A measurement is unreliable (:func:`unreliable`) when the 1-minute load
+average before or after it exceeds :data:`LOAD_PER_CORE` times the number
+of cores, or when the spread of a paired ratio, IQR / median, exceeds
+:data:`SPREAD_LIMIT`.
+"""
+
+import os
 import time
 
 import numpy as np
@@ -8,6 +27,9 @@ import numpy as np
 WARMUP = 5                    # Table 4: warm-up = 5
 WARMUP_SECONDS = 0.05         # and long enough to settle caches and the CPU clock
 ROUNDS = 10
+PAIR_BLOCK = 10               # consecutive timed calls of one callable per sweep
+LOAD_PER_CORE = 1.0           # unreliable above this 1-minute load average per core
+SPREAD_LIMIT = 0.3            # unreliable above this IQR / median of the per-pair ratios
 
 
 def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
@@ -17,14 +39,17 @@ def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
     Each callable gets untimed warm-up calls (``warmup`` of them and for at
     least ``WARMUP_SECONDS``, but no longer than a quarter of ``budget``
     for a slow one), then up to ``calls``
-    timed calls in ``rounds`` rounds; within a round every callable runs its
-    share in turn. With ``budget`` (seconds per callable) the number of calls
-    is cut so that the total stays near the budget (at least 3), estimated
-    from the slowest warm-up call. Returns ``{name: dict(mean=, median=,
-    round_median_min=, calls=)}`` in seconds per call: ``mean`` over all
-    timed calls (the paper's statistic), ``median`` over all timed calls, and
-    ``round_median_min`` the smallest of the per-round medians, which
-    discounts bursts of other load on a shared machine.
+    timed calls in ``rounds`` rounds; within a round the callables alternate
+    in sweeps: each runs a block of up to :data:`PAIR_BLOCK` consecutive
+    calls per sweep while it has calls of that round's share left. With ``budget`` (seconds per callable) the
+    number of calls is cut so that the total stays near the budget (at
+    least 3), estimated from the slowest warm-up call. Returns ``{name:
+    dict(mean=, median=, round_median_min=, calls=, samples=, sweeps=)}`` in
+    seconds per call: ``mean`` over all timed calls (the paper's statistic),
+    ``median`` over all timed calls, ``round_median_min`` the smallest of
+    the per-round medians, which discounts bursts of other load on a shared
+    machine, and the timed calls themselves, ``samples``, with the index of
+    the sweep each ran in, ``sweeps`` (for :func:`paired`).
     """
     n_calls = {}
     for name, fn in fns.items():
@@ -40,25 +65,127 @@ def time_calls(fns, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
                 break
         n_calls[name] = (int(max(3, min(calls, budget / slowest)))
                          if budget is not None and slowest > 0.0 else calls)
-    times = {name: [] for name in fns}
+    samples = {name: [] for name in fns}     # per round: [(sweep, seconds)]
+    sweep = 0
     for k in range(rounds):
-        for name, fn in fns.items():
-            share = n_calls[name] * (k + 1) // rounds - n_calls[name] * k // rounds
-            block = np.empty(share)
-            for i in range(share):
-                t0 = time.perf_counter()
-                fn()
-                block[i] = time.perf_counter() - t0
-            times[name].append(block)
-    out = {}
-    for name, blocks in times.items():
-        medians = [np.median(b) for b in blocks if b.size]
-        every = np.concatenate(blocks)
-        out[name] = {"mean": float(every.mean()), "median": float(np.median(every)),
-                     "round_median_min": float(min(medians)), "calls": int(every.size)}
-    return out
+        share = {name: n * (k + 1) // rounds - n * k // rounds for name, n in n_calls.items()}
+        block = {name: [] for name in fns}
+        for i in range(0, max(share.values(), default=0), PAIR_BLOCK):
+            for name, fn in fns.items():
+                for _ in range(min(PAIR_BLOCK, share[name] - i)):
+                    t0 = time.perf_counter()
+                    fn()
+                    block[name].append((sweep, time.perf_counter() - t0))
+            sweep += 1
+        for name, b in block.items():
+            samples[name].append(b)
+    return {name: _statistics(blocks) for name, blocks in samples.items()}
+
+
+def _statistics(blocks):
+    """The statistics of one callable's timed calls, ``blocks`` per round of
+    ``(sweep, seconds)``."""
+    every = np.array([t for b in blocks for _, t in b])
+    sweeps = np.array([s for b in blocks for s, _ in b], dtype=int)
+    medians = [np.median([t for _, t in b]) for b in blocks if b]
+    return {"mean": float(every.mean()), "median": float(np.median(every)),
+            "round_median_min": float(min(medians)), "calls": int(every.size),
+            "samples": every, "sweeps": sweeps}
 
 
 def time_call(fn, calls, warmup=WARMUP, budget=None, rounds=ROUNDS):
     """:func:`time_calls` for one callable."""
     return time_calls({"f": fn}, calls, warmup, budget, rounds)["f"]
+
+
+# ------------------------------------------------------------- paired samples --
+
+def paired_stats(a, b, combine=np.divide):
+    """Median and quartiles of ``combine(a[i], b[i])`` over the pairs of
+    samples ``a``, ``b`` (equal lengths; by default the per-pair ratios
+    ``a[i] / b[i]``): ``dict(median=, q1=, q3=, pairs=, spread=)`` with
+    ``spread = (q3 − q1) / |median|``, the interquartile range relative to
+    the median (infinite for a zero median)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"a: expected a non-empty 1-d array of samples, got shape {a.shape}")
+    if b.shape != a.shape:
+        raise ValueError(f"b: expected the shape of a, {a.shape}, got {b.shape}")
+    if combine is np.divide and not np.all(b > 0.0):
+        raise ValueError("b: per-pair ratios need positive times")
+    x = combine(a, b)
+    q1, median, q3 = (float(v) for v in np.percentile(x, [25.0, 50.0, 75.0]))
+    spread = (q3 - q1) / abs(median) if median != 0.0 else float("inf")
+    return {"median": median, "q1": q1, "q3": q3, "pairs": int(x.size), "spread": spread}
+
+
+def _sweep_medians(timing):
+    """``(sweeps, median call of each)`` of a :func:`time_calls` timing."""
+    sweeps, where = np.unique(timing["sweeps"], return_inverse=True)
+    return sweeps, np.array([np.median(timing["samples"][where == i])
+                             for i in range(sweeps.size)])
+
+
+def paired(timing_a, timing_b, combine=np.divide):
+    """:func:`paired_stats` of two timings of one :func:`time_calls` run
+    (its values): a pair is the median call of each in one sweep."""
+    for arg, t in (("timing_a", timing_a), ("timing_b", timing_b)):
+        if not isinstance(t, dict) or "sweeps" not in t:
+            raise ValueError(f"{arg}: expected a timing of time_calls, with samples and sweeps")
+    (sa, ma), (sb, mb) = _sweep_medians(timing_a), _sweep_medians(timing_b)
+    _, ia, ib = np.intersect1d(sa, sb, return_indices=True)
+    if ia.size == 0:
+        raise ValueError("timing_b: no call ran in a sweep of timing_a's (not timed together)")
+    return paired_stats(ma[ia], mb[ib], combine)
+
+
+# ---------------------------------------------------------------- load --
+
+def machine_load():
+    """``dict(load1=, load5=, load15=, cores=)``: the load averages over 1, 5
+    and 15 minutes (``os.getloadavg``; NaN where the system has none) and
+    ``os.cpu_count()``."""
+    try:
+        loads = os.getloadavg()
+    except (AttributeError, OSError):
+        loads = (float("nan"),) * 3
+    return dict(zip(("load1", "load5", "load15"), (float(x) for x in loads)),
+                cores=os.cpu_count() or 1)
+
+
+def load_columns(before, after):
+    """``dict(load1_before=, load1_after=, cores=)``: the columns a table's
+    rows carry from two :func:`machine_load` readings."""
+    return dict(load1_before=before["load1"], load1_after=after["load1"], cores=after["cores"])
+
+
+def unreliable(load_before, load_after, cores, spreads=()):
+    """Why numbers measured between two :func:`machine_load` readings are not
+    to be quoted: a list of reasons, empty when they may be. ``load_before``
+    and ``load_after`` are 1-minute load averages, ``cores`` the number of
+    cores, ``spreads`` ``{name: IQR / median}`` of paired ratios. The rule:
+    a 1-minute load average above ``LOAD_PER_CORE · cores`` (before or
+    after), a load that was not recorded (NaN), or a spread above
+    ``SPREAD_LIMIT``."""
+    if not (isinstance(cores, (int, np.integer)) and cores >= 1):
+        raise ValueError(f"cores: expected a positive integer, got {cores!r}")
+    spreads = dict(spreads)
+    for name, x in spreads.items():
+        if not x >= 0.0:
+            raise ValueError(f"spreads: {name!r} has a spread {x!r}, expected ≥ 0")
+    limit = LOAD_PER_CORE * cores
+    reasons = []
+    missing = [w for w, x in (("before", load_before), ("after", load_after))
+               if x is None or not np.isfinite(x)]
+    if missing:
+        reasons.append(f"the load average {' and '.join(missing)} the run was not recorded")
+    for when, load in (("before", load_before), ("after", load_after)):
+        if when not in missing and load > limit:
+            reasons.append(f"the 1-minute load average {when} the run, {load:.2f}, exceeds "
+                           f"the {cores} cores")
+    wide = {n: x for n, x in spreads.items() if x > SPREAD_LIMIT}
+    if wide:
+        worst = max(wide, key=wide.get)
+        reasons.append(f"{len(wide)} of {len(spreads)} paired ratios spread wider than "
+                       f"IQR/median {SPREAD_LIMIT:g} (widest: {worst}, {wide[worst]:.2f})")
+    return reasons

@@ -24,9 +24,11 @@ the machine falls on all of them alike:
 
 each liedyn function with ``workspace=`` (a :class:`liedyn.Workspace` reused
 call after call) and without it; Pinocchio reuses its ``Data`` and is called
-raw, in its own conventions. Ratios are of the smallest per-round medians
-(``*_round_median_min_s``; the ratio of the overall medians beside it), all
-measured in the same run. The targets are a ratio ≤ 2 to Pinocchio for the
+raw, in its own conventions. Each ratio is the median of the per-pair
+ratios of the two callables alternated call by call in one run
+(:func:`experiments._timing.paired`), with their quartiles (``ratio_q1``,
+``ratio_q3``; the ratio of the overall medians beside it); every row records
+the machine's 1-minute load average before and after the run and its cores. The targets are a ratio ≤ 2 to Pinocchio for the
 three order-0 functions with a workspace. As a check that both libraries
 see the same state, the table records the relative difference of the mass
 matrix and the gravity vector to Pinocchio's, mapped to liedyn's velocity
@@ -45,14 +47,16 @@ from models.trees import joint_sample
 from . import _bench as B
 from ._provenance import stamp
 from ._table import write_rows
+from ._timing import load_columns, machine_load, paired
 
 CALLS_QUICK, CALLS_FULL = 5000, 50000
 JETS_ORDER = 3
 TARGET = 2.0
 FIELDS = ["robot", "bodies", "nv", "function", "workspace", "calls", "liedyn_mean_s",
           "liedyn_median_s", "liedyn_round_median_min_s", "baseline", "baseline_mean_s",
-          "baseline_median_s", "baseline_round_median_min_s", "ratio", "ratio_of_medians",
-          "target", "met", "max_rel_err_vs_pinocchio"]
+          "baseline_median_s", "baseline_round_median_min_s", "ratio", "ratio_q1", "ratio_q3",
+          "ratio_of_medians", "target", "met", "max_rel_err_vs_pinocchio", "load1_before",
+          "load1_after", "cores"]
 # liedyn function: (baseline, whether the baseline is Pinocchio's)
 BASELINES = {"mass_matrix": ("pinocchio.crba", True),
              "coriolis_matrix": ("pinocchio.computeCoriolisMatrix", True),
@@ -140,9 +144,11 @@ def measure(args):
                        calls=x["calls"], liedyn_mean_s=x["mean"], liedyn_median_s=x["median"],
                        liedyn_round_median_min_s=x["round_median_min"])
             if b is not None:
-                ratio = x["round_median_min"] / b["round_median_min"]
+                p = paired(x, b)
+                ratio = p["median"]
                 row.update(baseline=base, baseline_mean_s=b["mean"], baseline_median_s=b["median"],
                            baseline_round_median_min_s=b["round_median_min"], ratio=ratio,
+                           ratio_q1=p["q1"], ratio_q3=p["q3"],
                            ratio_of_medians=x["median"] / b["median"])
                 if is_pin and tag == "yes":
                     row.update(target=TARGET, met="yes" if ratio <= TARGET else "no")
@@ -168,7 +174,7 @@ def markdown(rows, full):
         f"{_fmt(r, 'ratio', '.2f')} | {_fmt(r, 'ratio_of_medians', '.2f')} | "
         f"{r.get('met', '')} | {_fmt(r, 'max_rel_err_vs_pinocchio', '.1e')} |\n" for r in rows)
     notes = (f"\nTimes: smallest of 10 interleaved per-round medians, {rows[0]['calls']} calls "
-             f"per callable; ratio = liedyn / baseline of those, measured in the same run "
+             f"per callable; ratio: median of the per-pair ratios liedyn / baseline, the two alternated in one run "
              f"(target ≤ {TARGET:g} against Pinocchio, which reuses its `Data`). "
              f"`closed_form_jets` at r = {JETS_ORDER} is reported in units of `mass_matrix` "
              f"with a workspace.\n\n")
@@ -178,13 +184,16 @@ def markdown(rows, full):
 def main(argv=None):
     ap = B.parser(__doc__, calls=(CALLS_QUICK, CALLS_FULL))
     args = ap.parse_args(argv)
+    before = machine_load()
     rows = measure(args)
+    load = load_columns(before, machine_load())
+    rows = [dict(row, **load) for row in rows]
     stem = B.output_stem(args, "bench_closed_form")
     write_rows(stem.with_suffix(".csv"), FIELDS, rows, stamp=stamp())
     B.print_table("closed form: time per call (smallest per-round median, µs) and ratio to the "
                   "baseline in the same run",
                   ["robot", "function", "workspace", "liedyn µs", "baseline", "baseline µs",
-                   "ratio", "target met"],
+                   "ratio (median of pairs)", "target met"],
                   [[r["robot"], r["function"], r["workspace"], B.us(r["liedyn_round_median_min_s"]),
                     r.get("baseline", ""), B.us(r.get("baseline_round_median_min_s", float("nan"))),
                     _fmt(r, "ratio", ".2f"), r.get("met", "")] for r in rows])

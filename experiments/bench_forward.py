@@ -11,7 +11,7 @@ a reused :class:`liedyn.Workspace` (``forward_ws_*``); at every point
 ``liedyn.inverse_dynamics`` of the same order (no workspace) is timed too,
 for the forward/inverse ratio, and at r = 0 Pinocchio's ``aba`` on the same
 tree, its ``Data`` reused. The statistic is the mean time per call (the paper's);
-ratios are of means taken in the same run; the CSV also has the smallest of
+ratios are medians of per-pair ratios in the same run; the CSV also has the smallest of
 the per-round medians.
 
 Statistics, fitted laws, output (``bench_forward.*``, ``bench_forward_full.*``
@@ -22,6 +22,7 @@ on Pinocchio's memory as in :mod:`experiments.bench_inverse`.
 import liedyn
 
 from . import _bench as B
+from ._timing import paired
 
 FIELDS = ["sweep", "n_bod", "N", "r", "calls", "forward_mean_s", "forward_round_median_min_s",
           "forward_ws_mean_s", "forward_ws_round_median_min_s",
@@ -53,12 +54,12 @@ def fields(t):
                forward_round_median_min_s=tf["round_median_min"], forward_ws_mean_s=tw["mean"],
                forward_ws_round_median_min_s=tw["round_median_min"], inverse_mean_s=ti["mean"],
                inverse_round_median_min_s=ti["round_median_min"],
-               forward_over_inverse=tf["mean"] / ti["mean"])
+               forward_over_inverse=paired(tf, ti)["median"])
     if "pin" in t:
         row.update(pinocchio_aba_mean_s=t["pin"]["mean"],
                    pinocchio_aba_round_median_min_s=t["pin"]["round_median_min"],
-                   forward_over_pinocchio=tf["mean"] / t["pin"]["mean"],
-                   forward_ws_over_pinocchio=tw["mean"] / t["pin"]["mean"])
+                   forward_over_pinocchio=paired(tf, t["pin"])["median"],
+                   forward_ws_over_pinocchio=paired(tw, t["pin"])["median"])
     return row
 
 

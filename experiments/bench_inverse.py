@@ -9,7 +9,9 @@ of ``liedyn.inverse_dynamics`` versus N for r = 0..5 and versus r = 0..10 at
 N = 101, both as the README calls it (no ``workspace=``: ``liedyn_*``) and
 with a reused :class:`liedyn.Workspace` (``liedyn_ws_*``), and of
 Pinocchio's ``rnea`` (order 0, its ``Data`` reused, as a Pinocchio user
-calls it) on the same tree in the same run, for the ratios of means. The CSV also has the smallest of the 10
+calls it) on the same tree in the same run; each ratio is the median of the
+per-pair ratios of the two callables alternated in that run
+(:func:`experiments._timing.paired`). The CSV also has the smallest of the 10
 per-round medians (``*_round_median_min_s``), a statistic robust to other
 load on a shared machine. The paper's laws are fitted to the means by least
 squares: ``t = c₀ + c₁ N`` per order and ``t = c₀ + c₁ r + c₂ r²`` at N = 101
@@ -30,6 +32,7 @@ machine at this code version (every row records both).
 import liedyn
 
 from . import _bench as B
+from ._timing import paired
 
 FIELDS = ["sweep", "n_bod", "N", "r", "calls", "liedyn_mean_s", "liedyn_round_median_min_s",
           "liedyn_ws_mean_s", "liedyn_ws_round_median_min_s",
@@ -59,8 +62,8 @@ def fields(t):
     if "pin" in t:
         row.update(pinocchio_mean_s=t["pin"]["mean"],
                    pinocchio_round_median_min_s=t["pin"]["round_median_min"],
-                   liedyn_over_pinocchio=t["liedyn"]["mean"] / t["pin"]["mean"],
-                   liedyn_ws_over_pinocchio=t["liedyn_ws"]["mean"] / t["pin"]["mean"])
+                   liedyn_over_pinocchio=paired(t["liedyn"], t["pin"])["median"],
+                   liedyn_ws_over_pinocchio=paired(t["liedyn_ws"], t["pin"])["median"])
     return row
 
 

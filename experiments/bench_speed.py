@@ -2,8 +2,12 @@
 
     python -m experiments.bench_speed [--full] [--out DIR]
 
-Every time is the mean per call (the paper's statistic), every ratio a ratio
-of means taken in the same run with the callables interleaved. Sections,
+Every time is the mean per call (the paper's statistic); every ratio is the
+median of per-pair ratios, the two callables alternating call by call in one
+run (:func:`experiments._timing.paired`), with the quartiles of those ratios
+(columns ``q1``, ``q3``, ``pairs``). The machine's 1-minute load average
+before and after the run and its number of cores are the rows of section
+``machine load``. Sections,
 each a table printed and written to ``paper_figures/bench_speed.csv``
 (``bench_speed_full.csv`` with ``--full``; the growth fits also to
 ``bench_speed.png``):
@@ -46,9 +50,9 @@ each a table printed and written to ``paper_figures/bench_speed.csv``
    included) and one with the cache warm: import, first inverse and first
    forward call.
 
-A last table checks the speed targets against these rows (the ratios of the
-robust statistic, the smallest of the per-round medians, which discounts
-bursts of other load on a shared machine; the means are in the CSV too).
+A last table checks the speed targets against these rows (the paired
+ratios, and the differences outside the kernels as medians of paired
+differences).
 
 The speed paragraph of ``paper_figures/README.md`` is generated from this
 CSV by ``python -m experiments.reproduce`` (:mod:`experiments._readme`),
@@ -73,6 +77,7 @@ from liedyn.algorithm.inverse import inverse_dynamics_kernel
 from experiments import _bench as B
 from experiments import _fit
 from experiments._provenance import stamp
+from experiments._timing import machine_load, paired
 from experiments._table import write_rows
 from models.aerial_manipulator import aerial_manipulator
 
@@ -81,7 +86,20 @@ ORDERS_GROWTH = tuple(range(11))
 N_BOD_GROWTH_QUICK = (4, 10, 20, 40, 100, 199)            # N = 21 … 996
 N_BOD_GROWTH_FULL = (4, 6, 10, 14, 20, 30, 40, 60, 80, 100, 140, 199)
 BATCH_SAMPLES = 3000
-CSV_FIELDS = ["section", "quantity", "value", "unit"]
+CSV_FIELDS = ["section", "quantity", "value", "unit", "q1", "q3", "pairs"]
+
+
+def paired_row(section, quantity, stats, scale=1.0, unit="ratio"):
+    """A CSV row of a :func:`experiments._timing.paired` statistic: the
+    median as its value, the quartiles and the number of pairs beside it
+    (each times ``scale``)."""
+    return dict(section=section, quantity=quantity, value=stats["median"] * scale, unit=unit,
+                q1=stats["q1"] * scale, q3=stats["q3"] * scale, pairs=stats["pairs"])
+
+
+def paired_text(stats):
+    """``2.91 (2.70–3.12)``: a paired ratio and its interquartile range."""
+    return f"{stats['median']:.2f} ({stats['q1']:.2f}–{stats['q3']:.2f})"
 
 
 def _default_and_workspace(model, r, rng):
@@ -204,30 +222,28 @@ def section_small(calls, rng, rows):
     for tag in ("N=7", "N=101"):
         for r in ((0, 1, 5) if tag == "N=7" else (0,)):
             for alg in ("ID", "FD"):
-                whole, kern = stat[f"{tag} {alg} r={r}"], stat[f"{tag} {alg} r={r} kernel"]
-                rows.append(dict(section="overhead", quantity=f"{tag} {alg} r={r} whole - kernel",
-                                 value=(whole - kern) * 1e6, unit="us"))
-                lines.append([f"{tag} {alg} r={r}", B.us(whole), B.us(kern), B.us(whole - kern)])
+                key = f"{tag} {alg} r={r}"
+                outside = paired(t[key], t[f"{key} kernel"],
+                                 lambda x, y, k=loops[f"{key} kernel"]: x - y / k)
+                rows.append(paired_row("overhead", f"{key} whole - kernel", outside, 1e6, "us"))
+                lines.append([key, B.us(stat[key]), B.us(stat[f"{key} kernel"]),
+                              B.us(outside["median"])])
     B.print_table("per call, workspace reused (smallest per-round median): the whole call, the "
-                  "kernel alone, and the difference", ["", "whole us", "kernel us", "outside us"],
-                  lines)
-    ratios = [("N=7 HD all force-driven / FD r=0, kernels alone",
-               stat["N=7 HD all force-driven r=0 kernel"] / stat["N=7 FD r=0 kernel"]),
-              ("N=7 HD all force-driven / FD r=0, public calls",
-               stat["N=7 HD all force-driven r=0"] / stat["N=7 FD r=0"])]
-    if "N=7 pinocchio rnea" in stat:
-        ratios += [("N=7 ID r=0 / pinocchio rnea", stat["N=7 ID r=0"] / stat["N=7 pinocchio rnea"]),
-                   ("N=7 FD r=0 / pinocchio aba", stat["N=7 FD r=0"] / stat["N=7 pinocchio aba"]),
-                   ("N=7 ID r=1 / pinocchio d/dt rnea",
-                    stat["N=7 ID r=1"] / stat["N=7 pinocchio d/dt rnea"]),
-                   ("N=7 FD r=1 / pinocchio d/dt aba",
-                    stat["N=7 FD r=1"] / stat["N=7 pinocchio d/dt aba"])]
-    ratios += [(f"N=7 {a} r=5 / {a} r=0", stat[f"N=7 {a} r=5"] / stat[f"N=7 {a} r=0"])
-               for a in ("ID", "FD")]
-    for name, x in ratios:
-        rows.append(dict(section="small ratio", quantity=name, value=x, unit="ratio"))
-    B.print_table("aerial manipulator, ratios in the same run (smallest per-round medians)",
-                  ["ratio", "value"], [[n, f"{x:.2f}"] for n, x in ratios])
+                  "kernel alone, and the difference (median of paired differences)",
+                  ["", "whole us", "kernel us", "outside us"], lines)
+    pairs = [("N=7 HD all force-driven / FD r=0, kernels alone",
+              "N=7 HD all force-driven r=0 kernel", "N=7 FD r=0 kernel"),
+             ("N=7 HD all force-driven / FD r=0, public calls",
+              "N=7 HD all force-driven r=0", "N=7 FD r=0")]
+    if "N=7 pinocchio rnea" in t:
+        pairs += [(f"N=7 {a} / {b}", f"N=7 {a}", f"N=7 {b}") for a, b in (
+            ("ID r=0", "pinocchio rnea"), ("FD r=0", "pinocchio aba"),
+            ("ID r=1", "pinocchio d/dt rnea"), ("FD r=1", "pinocchio d/dt aba"))]
+    pairs += [(f"N=7 {a} r=5 / {a} r=0", f"N=7 {a} r=5", f"N=7 {a} r=0") for a in ("ID", "FD")]
+    ratios = [(name, paired(t[a], t[b])) for name, a, b in pairs]
+    rows.extend(paired_row("small ratio", name, x) for name, x in ratios)
+    B.print_table("aerial manipulator, median of paired ratios (interquartile range)",
+                  ["ratio", "value"], [[n, paired_text(x)] for n, x in ratios])
 
 
 def section_default(calls, rng, rows):
@@ -255,22 +271,21 @@ def section_default(calls, rng, rows):
                              value=v["round_median_min"] * 1e6, unit="us"))
         for r in (0, 1, 5):
             for alg in ("ID", "FD", "HD"):
-                d, w = stat[(alg, "default", r)], stat[(alg, "workspace", r)]
-                rows.append(dict(section="default path ratio",
-                                 quantity=f"{tag} {alg} r={r} no workspace / workspace",
-                                 value=d / w, unit="ratio"))
-                lines.append([f"{tag} {alg} r={r}", B.us(d), B.us(w), f"{d / w:.2f}"])
+                x = paired(t[(alg, "default", r)], t[(alg, "workspace", r)])
+                rows.append(paired_row("default path ratio",
+                                       f"{tag} {alg} r={r} no workspace / workspace", x))
+                lines.append([f"{tag} {alg} r={r}", B.us(stat[(alg, "default", r)]),
+                              B.us(stat[(alg, "workspace", r)]), paired_text(x)])
         if pin:
             for alg, name in (("ID", "pinocchio rnea"), ("FD", "pinocchio aba")):
-                x = stat[(alg, "default", 0)] / stat[(name, "", 0)]
-                rows.append(dict(section="default path ratio",
-                                 quantity=f"N=7 {alg} r=0 no workspace / {name}", value=x,
-                                 unit="ratio"))
+                x = paired(t[(alg, "default", 0)], t[(name, "", 0)])
+                rows.append(paired_row("default path ratio",
+                                       f"N=7 {alg} r=0 no workspace / {name}", x))
                 lines.append([f"N=7 {alg} r=0 / {name} (Data reused)",
-                              B.us(stat[(alg, "default", 0)]), "", f"{x:.2f}"])
+                              B.us(stat[(alg, "default", 0)]), "", paired_text(x)])
     B.print_table("calls without workspace= against calls with a reused Workspace (smallest "
-                  "per-round median, same run)", ["", "no workspace us", "workspace us", "ratio"],
-                  lines)
+                  "per-round median; ratio: median of paired ratios (interquartile range))",
+                  ["", "no workspace us", "workspace us", "ratio"], lines)
 
 
 # (target, section and quantity of the row it reads, limit)
@@ -290,10 +305,10 @@ TARGETS = [(f"{tag} {alg} r={r}: no workspace / workspace",
     ("N=7 inverse r=5 / own r=0", ("small ratio", "N=7 ID r=5 / ID r=0"), 5.0),
     ("N=7 forward r=5 / own r=0", ("small ratio", "N=7 FD r=5 / FD r=0"), 5.0),
     ("N=101 inverse r=1 / Pinocchio's derivative route",
-     ("N=101 robust ratio", "ID r=1 / pinocchio d/dt rnea"), 1.0 / 3.0),
-    ("N=101 forward r=0 / aba", ("N=101 robust ratio", "FD r=0 / pinocchio aba"), 1.0),
-    ("N=101 forward r=5 / aba", ("N=101 robust ratio", "FD r=5 / pinocchio aba"), 3.3),
-    ("N=101 inverse r=5 / rnea", ("N=101 robust ratio", "ID r=5 / pinocchio rnea"), 3.7),
+     ("N=101 ratio", "ID r=1 / pinocchio d/dt rnea"), 1.0 / 3.0),
+    ("N=101 forward r=0 / aba", ("N=101 ratio", "FD r=0 / pinocchio aba"), 1.0),
+    ("N=101 forward r=5 / aba", ("N=101 ratio", "FD r=5 / pinocchio aba"), 3.3),
+    ("N=101 inverse r=5 / rnea", ("N=101 ratio", "ID r=5 / pinocchio rnea"), 3.7),
 ]
 
 
@@ -311,7 +326,8 @@ def section_targets(rows):
                          value=x, unit="met" if met else "missed"))
         lines.append([name, f"{x:.3g}", f"{limit:.3g}",
                       "met" if met else f"missed by {100 * (x / limit - 1):.0f}%"])
-    B.print_table("speed targets (µs or ratios of the robust statistic, this run)",
+    B.print_table("speed targets (medians of paired differences in µs or of paired ratios, "
+                  "this run)",
                   ["target", "measured", "limit", ""], lines)
 
 
@@ -349,13 +365,11 @@ def section_101(calls, rng, rows):
                  ("ID r=5", "pinocchio rnea"), ("FD r=5", "pinocchio aba")]
         lines = []
         for a, b in pairs:       # with a workspace: Pinocchio reuses its Data as well
-            for section, stat in (("N=101 ratio", t), ("N=101 robust ratio", robust)):
-                rows.append(dict(section=section, quantity=f"{a} / {b}",
-                                 value=stat[f"{a} ws"] / stat[b], unit="ratio"))
-            lines.append([f"{a} / {b}", f"{t[f'{a} ws'] / t[b]:.2f}",
-                          f"{robust[f'{a} ws'] / robust[b]:.2f}"])
-        B.print_table("ratios in the same run (liedyn with a workspace)",
-                      ["ratio", "of means", "of robust"], lines)
+            x = paired(timed[f"{a} ws"], timed[b])
+            rows.append(paired_row("N=101 ratio", f"{a} / {b}", x))
+            lines.append([f"{a} / {b}", paired_text(x), f"{x['pairs']}"])
+        B.print_table("median of paired ratios (interquartile range), liedyn with a workspace",
+                      ["ratio", "median (IQR)", "pairs"], lines)
 
 
 def section_batch(rng, rows):
@@ -381,19 +395,20 @@ def section_batch(rng, rows):
     t = B.time_calls({"ID batch": lambda: liedyn.inverse_dynamics_batch(model, C0, Vb, q, r),
                       "FD batch": lambda: liedyn.forward_dynamics_batch(*fargs, **fkw),
                       "ID single": single_id, "FD single": single_fd}, calls=6, rounds=3)
-    t = {k: v["mean"] / S for k, v in t.items()}
+    mean = {k: v["mean"] / S for k, v in t.items()}
     lines = []
     for alg in ("ID", "FD"):
-        ratio = t[f"{alg} batch"] / t[f"{alg} single"]
+        ratio = paired(t[f"{alg} batch"], t[f"{alg} single"])
         rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} batch per sample",
-                         value=t[f"{alg} batch"] * 1e6, unit="us"))
+                         value=mean[f"{alg} batch"] * 1e6, unit="us"))
         rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} single call",
-                         value=t[f"{alg} single"] * 1e6, unit="us"))
-        rows.append(dict(section="batch N=7 r=5", quantity=f"{alg} batch / single",
-                         value=ratio, unit="ratio"))
-        lines.append([alg, B.us(t[f"{alg} batch"]), B.us(t[f"{alg} single"]), f"{ratio:.3f}"])
+                         value=mean[f"{alg} single"] * 1e6, unit="us"))
+        rows.append(paired_row("batch N=7 r=5", f"{alg} batch / single", ratio))
+        lines.append([alg, B.us(mean[f"{alg} batch"]), B.us(mean[f"{alg} single"]),
+                      paired_text(ratio)])
     B.print_table(f"aerial manipulator (N = 7), r = 5, {S} samples, "
-                  f"{liedyn.algorithm.batch.available_cores()} threads: mean per-sample time",
+                  f"{liedyn.algorithm.batch.available_cores()} threads: mean per-sample time, "
+                  "median of paired ratios (interquartile range)",
                   ["", "batch us", "single us", "batch/single"], lines)
 
 
@@ -538,6 +553,23 @@ def plot_growth(vs_n, vs_r, fits, stem):
     return B.save(fig, stem)
 
 
+def load_rows(before, after):
+    """The rows of section ``machine load``: the 1-minute load average
+    before and after the run (:func:`experiments._timing.machine_load`) and
+    the number of cores."""
+    return [dict(section="machine load", quantity="1-min load average before",
+                 value=before["load1"], unit="load"),
+            dict(section="machine load", quantity="1-min load average after",
+                 value=after["load1"], unit="load"),
+            dict(section="machine load", quantity="cores", value=float(after["cores"]),
+                 unit="cores")]
+
+
+def _formatted(row):
+    """A row with its numbers written to four significant digits."""
+    return dict(row, **{k: f"{row[k]:.4g}" for k in ("value", "q1", "q3") if k in row})
+
+
 def main(argv=None):
     args = B.parser(__doc__, calls=(300, 1000)).parse_args(argv)
     calls = B.calls_for(args)
@@ -555,6 +587,7 @@ def main(argv=None):
              ("start-up", lambda: section_startup(rows)),
              ("targets", lambda: section_targets(rows))]
     growth = None
+    before = machine_load()
     try:
         for name, step in tqdm(steps, desc="bench_speed", disable=not progress):
             out = step()
@@ -562,8 +595,11 @@ def main(argv=None):
                 growth = out
     except KeyboardInterrupt:
         print("interrupted: writing the sections that finished", file=sys.stderr)
-    write_rows(f"{stem}.csv", CSV_FIELDS, [dict(r, value=f"{r['value']:.4g}") for r in rows],
-               stamp=stamp())
+    after = machine_load()
+    rows[:0] = load_rows(before, after)
+    print(f"1-minute load average {before['load1']:.2f} before and {after['load1']:.2f} after "
+          f"the run, {after['cores']} cores")
+    write_rows(f"{stem}.csv", CSV_FIELDS, [_formatted(r) for r in rows], stamp=stamp())
     print(f"\nwrote {stem}.csv" + (f" and {plot_growth(*growth, stem)}" if growth else ""))
     return 0
 

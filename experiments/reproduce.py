@@ -2,6 +2,7 @@
 
     python -m experiments.reproduce            # every study in quick mode (a few minutes)
     python -m experiments.reproduce --full     # every study with the paper's sizes (about half an hour here)
+    python -m experiments.reproduce --update-paper-figures   # refresh the committed paper_figures/
 
 Run from the repository root. Each study of ``experiments/`` runs in turn by
 its ``main(argv)``: the drawing of the aerial manipulator (Fig. 2), its
@@ -14,8 +15,18 @@ message; a study that fails is reported and the others still run.
 Every benchmark is measured afresh; ``--resume`` lets the benchmarks keep
 the rows of a cut-short run that were measured on this machine at this code
 version (they print which). ``--full`` writes ``*_full.*`` files next to the
-quick ones. ``--out DIR`` writes elsewhere (default: the repository's
-``paper_figures/``).
+quick ones. By default everything is written to ``results/`` at the
+repository root, which git ignores, so a run leaves the checkout as it was;
+the run says where at its start and its end. ``--update-paper-figures``
+writes into the committed ``paper_figures/`` instead and then reports
+which committed numbers changed and by how much (numeric cells of its CSV
+files against ``git show HEAD:…``, printed and written to
+``paper_figures/reproduce_changes.csv``); ``--out DIR`` writes elsewhere.
+
+Each study records the machine's 1-minute load average before and after it
+(``os.getloadavg``) and the number of cores; the README states them and
+marks a study whose load exceeded the cores as measured on a loaded
+machine (:func:`experiments._timing.unreliable`).
 
 Afterwards ``<out>/README.md`` collects, per study and mode, when, on what
 machine and at which code version (``git rev-parse --short HEAD``, ``+dirty``
@@ -44,8 +55,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT_DIR = ROOT / "paper_figures"
+OUT_DIR = ROOT / "results"               # git-ignored: the default run changes no tracked file
+PAPER_FIGURES = ROOT / "paper_figures"   # committed: written only with --update-paper-figures
 LOG = "reproduce_log.json"
+CHANGES = "reproduce_changes.csv"
 
 # (module under experiments/, what it reproduces, takes --resume), in the
 # order they run: bench_summary reads the CSVs of the benchmarks before it.
@@ -116,7 +129,9 @@ class StepResult:
     """Outcome of one study: ``status`` is ``ok``, ``failed`` or ``skipped``;
     ``started`` (UTC), ``machine`` and ``code`` say when, where and on what
     code version it ran; ``targets`` are the targets its CSV files record as
-    met or missed (:mod:`experiments._targets`)."""
+    met or missed (:mod:`experiments._targets`); ``load`` the 1-minute load
+    average before and after it and the cores
+    (:func:`experiments._timing.load_columns`)."""
 
     name: str
     title: str
@@ -130,6 +145,7 @@ class StepResult:
     machine: str = ""
     code: str = ""
     targets: list = field(default_factory=list)   # [[target, met]] (experiments._targets)
+    load: dict = field(default_factory=dict)      # load1_before, load1_after, cores
 
 
 class _Tee(io.TextIOBase):
@@ -164,11 +180,13 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
     """Import ``experiments.<name>`` and call its ``main(argv)``."""
     from ._provenance import code_version, machine, now
     from ._targets import targets_of
+    from ._timing import load_columns, machine_load
     module = f"experiments.{name}"
     if importlib.util.find_spec(module) is None:
         return StepResult(name, title, "skipped", message=f"{module} is not in this checkout",
                           argv=list(argv))
     started, code = now(), code_version()
+    load_before = machine_load()
     start = time.time()
     before = _snapshot(out_dir)
     tee = _Tee(sys.stdout)
@@ -193,7 +211,7 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
     files = sorted(f for f, stamp in after.items() if before.get(f) != stamp)
     return StepResult(name, title, status, time.time() - start, _clean(tee.copy.getvalue()),
                       message, files, list(argv), started, machine(), code,
-                      targets_of(out_dir, files))
+                      targets_of(out_dir, files), load_columns(load_before, machine_load()))
 
 
 # ---------------------------------------------------------------- README --
@@ -253,8 +271,9 @@ def _mode_part(log, full, out_dir):
         if path.exists():
             lines += ["", f"**{caption}** (`{path.name}`)", "", _csv_markdown(path)]
     for r in records:
-        cmd = f"python -m experiments.{r['name']}" + "".join(
-            f" {a}" for a in r["argv"] if a != str(out_dir) and a != "--out")
+        argv = r["argv"]
+        cmd = f"python -m experiments.{r['name']}" + "".join(   # without --out and its folder
+            f" {a}" for i, a in enumerate(argv) if "--out" not in argv[max(i - 1, 0):i + 1])
         lines += ["", f"### {r['name']}{' (full)' if full else ''}: {r['title']}", ""]
         if r["status"] == "skipped":
             lines.append(f"Skipped: {r['message']}.")
@@ -262,7 +281,7 @@ def _mode_part(log, full, out_dir):
         targets = targets_of_record(r)
         lines.append(f"Command: `{cmd}`; {status_text(r['status'], targets)} in "
                      f"{r['seconds']:.1f} s. Run {r['started']} on {r['machine']}, "
-                     f"code `{r['code']}`.")
+                     f"code `{r['code']}`. {load_sentence(r.get('load'))}")
         if missed(targets):
             lines += ["", "Targets missed: " + "; ".join(missed(targets)) + "."]
         if r["message"]:
@@ -282,20 +301,38 @@ def _mode_part(log, full, out_dir):
     return lines
 
 
+def load_sentence(load):
+    """What a study's record says of the machine's load: the 1-minute load
+    averages before and after it, and whether they make its numbers
+    unreliable (:func:`experiments._timing.unreliable`, load only)."""
+    from ._timing import unreliable
+    if not load:
+        return "The machine's load was not recorded."
+    text = (f"1-minute load average {load['load1_before']:.2f} before and "
+            f"{load['load1_after']:.2f} after, {load['cores']} cores")
+    if unreliable(load["load1_before"], load["load1_after"], load["cores"]):
+        return (f"{text}: **measured on a loaded machine, its times and ratios are unreliable "
+                "and not to be quoted**.")
+    return f"{text}."
+
+
 def write_readme(log, out_dir=OUT_DIR):
     """``<out>/README.md`` from the log records: how it was made, the speed
     paragraph (with a quick ``bench_speed.csv`` in ``out_dir``), the
     assumptions, then per mode a status table, the headline tables and per
     study its provenance, printed output, figures and CSV tables."""
     lines = [
-        "# paper_figures",
+        f"# {Path(out_dir).name}",
         "",
         "Written by `python -m experiments.reproduce` (add `--full` for the paper's sizes). Each "
         "study below states when, on what machine and at which code version it ran (`+dirty`: "
         "the sources differed from that commit); a study's files are those it wrote in that run. "
         "The benchmarks measure every row afresh unless run with `--resume`, which keeps only "
         "rows of the same machine and code version and says so in the printed output. Times are "
-        "means per call (the paper's statistic); ratios are of means measured in the same run.",
+        "means per call (the paper's statistic); the speed ratios of `bench_speed` and "
+        "`bench_closed_form` are medians of per-pair ratios, the two calls alternated in one "
+        "run. Each study states the machine's 1-minute load average before and after it; "
+        "a load above the number of cores marks its numbers as unreliable.",
     ]
     lines += _speed_part(out_dir)
     lines += [
@@ -337,13 +374,19 @@ def main(argv=None):
                     help="run only these studies")
     ap.add_argument("--resume", action="store_true",
                     help="benchmarks keep rows of a cut-short run of this machine and code version")
-    ap.add_argument("--out", type=Path, default=OUT_DIR,
-                    help="output folder (default: the repository's paper_figures/)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, default=OUT_DIR,
+                       help="output folder (default: results/ at the repository root, ignored "
+                            "by git)")
+    where.add_argument("--update-paper-figures", action="store_true",
+                       help="write into the committed paper_figures/ and report which committed "
+                            "numbers changed")
     ap.add_argument("--readme-only", action="store_true",
                     help=f"run nothing: rewrite <out>/README.md from <out>/{LOG}")
     args = ap.parse_args(argv)
-    out = args.out.resolve()
+    out = (PAPER_FIGURES if args.update_paper_figures else args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    print(f"writing to {where_text(out)}", flush=True)
     log = load_log(out)
     if args.readme_only:
         write_readme(log, out)
@@ -375,8 +418,27 @@ def main(argv=None):
             print(f"      {line}")
         for t in missed(r.targets):
             print(f"      missed: {t}")
-    print(f"wrote {out / 'README.md'}")
+    if out == PAPER_FIGURES.resolve():
+        report_changes(out, sorted({f for r in results for f in r.files}))
+    print(f"wrote {out / 'README.md'}; every output is in {where_text(out)}")
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def where_text(out):
+    """``out``, and whether git ignores it (the default ``results/``) or
+    tracks it (``paper_figures/``)."""
+    from ._changes import ignored
+    return f"{out} ({'ignored by git' if ignored(out) else 'not ignored by git'})"
+
+
+def report_changes(out, files):
+    """Print which committed numbers of ``out``'s CSV ``files`` changed and
+    by how much, and write them to ``<out>/reproduce_changes.csv``."""
+    from ._changes import changes, print_changes, write_changes
+    found = changes(out, [f for f in files if f.endswith(".csv")])
+    print_changes(found)
+    write_changes(found, out / CHANGES)
+    print(f"wrote {out / CHANGES}")
 
 
 if __name__ == "__main__":
