@@ -5,10 +5,10 @@ twist jet ``V₀^(0..K)``. This module forms them from what a user has, and
 turns them back into it, with exact arithmetic (Leibniz products and
 truncated Taylor series; no numerical differentiation):
 
-* ``from_pose_jet(p, orientation, *, representation, order, reference)``:
+* ``from_pose_jet(p, orientation, *, representation, quaternion_order, reference)``:
   ``(C₀, V₀^(0..K−1))`` from the position jet ``p^(0..K)`` and an orientation
   jet (rotation matrices, quaternions, rotation vectors);
-* ``to_pose_jet(C₀, V, *, representation, order, reference)``: the inverse,
+* ``to_pose_jet(C₀, V, *, representation, quaternion_order, reference)``: the inverse,
   the position jet and the orientation jet;
 * ``twist_to_spatial(C₀, twist, convention, *, reference)``: a twist jet in
   another library's convention → the spatial twist jet, and
@@ -32,7 +32,7 @@ Conventions
 * **Rotation matrices** ``R`` map base-frame coordinates to world ones
   (``C₀ = [[R, p], [0, 1]]``).
 * **Quaternions** are Hamilton quaternions, ``R(q) v = q ⊗ (0, v) ⊗ q⁻¹``;
-  the component order is ``order="wxyz"`` (scalar first) or ``"xyzw"``
+  the component order is ``quaternion_order="wxyz"`` (scalar first) or ``"xyzw"``
   (scalar last; Pinocchio, SciPy, ROS), always named: there is no default.
   ``q`` and ``−q`` are the same rotation; quaternions computed here have
   ``w ≥ 0`` at row 0.
@@ -99,18 +99,18 @@ def _jet_arg(x, name, tail, min_rows=1):
     return a
 
 
-def _representation_arg(representation, order):
+def _representation_arg(representation, quaternion_order):
     if representation not in REPRESENTATIONS:
         raise ValueError(f"representation: expected one of {REPRESENTATIONS}, "
                          f"got {representation!r}")
     if representation == "quaternion":
-        if order is None:
-            raise ValueError("order: quaternions need their component order named, "
-                             "order='wxyz' (scalar first) or order='xyzw' (scalar last)")
-        if order not in QUATERNION_ORDERS:
-            raise ValueError(f"order: expected one of {QUATERNION_ORDERS}, got {order!r}")
-    elif order is not None:
-        raise ValueError(f"order: only quaternions have a component order, got {order!r} "
+        if quaternion_order is None:
+            raise ValueError("quaternion_order: quaternions need their component order named, "
+                             "quaternion_order='wxyz' (scalar first) or quaternion_order='xyzw' (scalar last)")
+        if quaternion_order not in QUATERNION_ORDERS:
+            raise ValueError(f"quaternion_order: expected one of {QUATERNION_ORDERS}, got {quaternion_order!r}")
+    elif quaternion_order is not None:
+        raise ValueError(f"quaternion_order: only quaternions have a component order, got {quaternion_order!r} "
                          f"with representation={representation!r}")
     return representation
 
@@ -183,12 +183,12 @@ def _qinv(q):
     return q * np.array([1.0, -1.0, -1.0, -1.0]) / (q @ q)
 
 
-def _to_wxyz(q, order):
-    return q if order == "wxyz" else q[..., [3, 0, 1, 2]]
+def _to_wxyz(q, quaternion_order):
+    return q if quaternion_order == "wxyz" else q[..., [3, 0, 1, 2]]
 
 
-def _from_wxyz(q, order):
-    return q if order == "wxyz" else q[..., [1, 2, 3, 0]]
+def _from_wxyz(q, quaternion_order):
+    return q if quaternion_order == "wxyz" else q[..., [1, 2, 3, 0]]
 
 
 def _quaternion_jet(q0, w):
@@ -287,7 +287,7 @@ def _rotvec_jet(R):
     return c * f[:, None]
 
 
-def _angular_velocity(orientation, representation, order, rows):
+def _angular_velocity(orientation, representation, quaternion_order, rows):
     """``(R₀, ω^(0..rows−2))`` of an orientation jet."""
     if representation == "matrix":
         R = _jet_arg(orientation, "orientation", (3, 3))
@@ -295,10 +295,10 @@ def _angular_velocity(orientation, representation, order, rows):
         check_rotation(R[0], "orientation[0]")
         return R[0], _angular_velocity_jet(R)
     if representation == "quaternion":
-        q = _to_wxyz(_jet_arg(orientation, "orientation", (4,)), order)
+        q = _to_wxyz(_jet_arg(orientation, "orientation", (4,)), quaternion_order)
         _same_rows(q, rows)
         _unit_quaternion(q[0], "orientation[0]")
-        return se3.rotation_from_quat(q[0], order="wxyz"), _angular_velocity_of_quaternions(q)
+        return se3.rotation_from_quat(q[0], quaternion_order="wxyz"), _angular_velocity_of_quaternions(q)
     phi = _jet_arg(orientation, "orientation", (3,))
     _same_rows(phi, rows)
     R = _rotation_jet_of_rotvec(phi)
@@ -340,7 +340,7 @@ def _omega_p_dot(C0, V, base):
     return V[:, :3].copy(), position_jet(np.zeros(3) if base else C0[:3, 3], V, len(V))[1:]
 
 
-def from_pose_jet(position, orientation, *, representation="matrix", order=None,
+def from_pose_jet(position, orientation, *, representation="matrix", quaternion_order=None,
                   reference="world"):
     """Base pose and spatial twist jet of a pose curve given by its jets.
 
@@ -351,7 +351,7 @@ def from_pose_jet(position, orientation, *, representation="matrix", order=None,
     orientation : (K+1, 3, 3), (K+1, 4) or (K+1, 3)
         The jet of the base orientation: rotation matrices
         (``representation="matrix"``), quaternions (``"quaternion"``, with
-        ``order="wxyz"`` or ``"xyzw"``; row 0 unit within
+        ``quaternion_order="wxyz"`` or ``"xyzw"``; row 0 unit within
         :data:`QUATERNION_TOL`) or rotation vectors (``"rotvec"``).
     reference : ``"world"`` or ``"base"``
         The twist about the world origin, ``(ω, v)``, or about the point held
@@ -366,16 +366,16 @@ def from_pose_jet(position, orientation, *, representation="matrix", order=None,
         differentiated by the Leibniz rule.
     """
     base = about_base(reference)
-    representation = _representation_arg(representation, order)
+    representation = _representation_arg(representation, quaternion_order)
     p = _jet_arg(position, "position", (3,))
-    R0, w = _angular_velocity(orientation, representation, order, len(p))
+    R0, w = _angular_velocity(orientation, representation, quaternion_order, len(p))
     C0 = np.eye(4)
     C0[:3, :3] = R0
     C0[:3, 3] = p[0]
     return C0, _spatial(C0, w, p[1:], base)
 
 
-def to_pose_jet(C0, V, *, representation="matrix", order=None, reference="world"):
+def to_pose_jet(C0, V, *, representation="matrix", quaternion_order=None, reference="world"):
     """Inverse of :func:`from_pose_jet`: ``(position (K+1, 3), orientation)``
     from ``C₀`` and ``V₀^(0..K−1)`` ``(K, 6)``.
 
@@ -384,16 +384,16 @@ def to_pose_jet(C0, V, *, representation="matrix", order=None, reference="world"
     the orientation jet ``(K+1, 3, 3)`` from
     ``R^(k+1) = Σ_a C(k, a) ω̂^(a) R^(k−a)``, ``(K+1, 4)`` from
     ``q^(k+1) = ½ Σ_a C(k, a) (0, ω^(a)) ⊗ q^(k−a)`` with ``w₀ ≥ 0`` (component
-    order ``order``), or ``(K+1, 3)`` rotation vectors with ``|φ₀| ≤ π``.
+    order ``quaternion_order``), or ``(K+1, 3)`` rotation vectors with ``|φ₀| ≤ π``.
     """
     base = about_base(reference)
-    representation = _representation_arg(representation, order)
+    representation = _representation_arg(representation, quaternion_order)
     C0 = check_pose(C0, "C0")
     V = _jet_arg(V, "V", (6,), min_rows=0)
     w, p_dot = _omega_p_dot(C0, V, base)
     p = np.vstack([C0[:3, 3], p_dot])
     if representation == "quaternion":
-        return p, _from_wxyz(_quaternion_jet(se3.quat_from_rotation(C0[:3, :3], order="wxyz"), w), order)
+        return p, _from_wxyz(_quaternion_jet(se3.quat_from_rotation(C0[:3, :3], quaternion_order="wxyz"), w), quaternion_order)
     R = _rotation_jet(C0[:3, :3], w)
     return p, (R if representation == "matrix" else _rotvec_jet(R))
 
@@ -511,7 +511,7 @@ class SampledTrajectory:
         Time stamps, strictly increasing (any spacing).
     poses : (S, 4, 4), optional
         Base poses. Or, instead, ``positions (S, 3)`` and ``quaternions (S, 4)``
-        with ``order="wxyz"`` or ``"xyzw"`` (each unit within
+        with ``quaternion_order="wxyz"`` or ``"xyzw"`` (each unit within
         :data:`QUATERNION_TOL`; signs may flip from sample to sample).
     q : (S, n), optional
         Joint positions.
@@ -547,7 +547,7 @@ class SampledTrajectory:
     any degree with the same interface.
     """
 
-    def __init__(self, t, poses=None, *, positions=None, quaternions=None, order=None,
+    def __init__(self, t, poses=None, *, positions=None, quaternions=None, quaternion_order=None,
                  q=None, degree=5):
         make_interp_spline = _make_interp_spline()
         if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, (int, np.integer)) \
@@ -562,7 +562,7 @@ class SampledTrajectory:
             i = int(np.argmax(np.diff(t) <= 0.0))
             raise ValueError(f"t: time stamps must be strictly increasing, "
                              f"t[{i}] = {t[i]} ≥ t[{i + 1}] = {t[i + 1]}")
-        self.rotations, p = self._poses(S, poses, positions, quaternions, order)
+        self.rotations, p = self._poses(S, poses, positions, quaternions, quaternion_order)
         self._position = make_interp_spline(t, p, k=d, axis=0)
         self._q = None
         if q is not None:
@@ -574,11 +574,11 @@ class SampledTrajectory:
         self._make_interp_spline = make_interp_spline
 
     @staticmethod
-    def _poses(S, poses, positions, quaternions, order):
+    def _poses(S, poses, positions, quaternions, quaternion_order):
         if poses is not None:
-            if positions is not None or quaternions is not None or order is not None:
+            if positions is not None or quaternions is not None or quaternion_order is not None:
                 raise ValueError("poses: give either poses or positions and quaternions "
-                                 "(with order), not both")
+                                 "(with quaternion_order), not both")
             C = as_array(poses, "poses")
             if C.shape != (S, 4, 4):
                 raise ValueError(f"poses: expected shape ({S}, 4, 4), one pose per time "
@@ -588,16 +588,16 @@ class SampledTrajectory:
             return C[:, :3, :3].copy(), C[:, :3, 3].copy()
         if positions is None or quaternions is None:
             raise ValueError("poses: expected poses (S, 4, 4), or positions (S, 3) and "
-                             "quaternions (S, 4) with order")
-        _representation_arg("quaternion", order)
+                             "quaternions (S, 4) with quaternion_order")
+        _representation_arg("quaternion", quaternion_order)
         p = as_array(positions, "positions")
         if p.shape != (S, 3):
             raise ValueError(f"positions: expected shape ({S}, 3), got {p.shape}")
         Q = as_array(quaternions, "quaternions")
         if Q.shape != (S, 4):
             raise ValueError(f"quaternions: expected shape ({S}, 4), got {Q.shape}")
-        Q = _to_wxyz(Q, order)
-        R = np.array([se3.rotation_from_quat(_unit_quaternion(Q[i], f"quaternions[{i}]"), order="wxyz")
+        Q = _to_wxyz(Q, quaternion_order)
+        R = np.array([se3.rotation_from_quat(_unit_quaternion(Q[i], f"quaternions[{i}]"), quaternion_order="wxyz")
                       for i in range(S)])
         return R, p
 

@@ -577,16 +577,16 @@ def test_quaternion_matches_scipy_and_pinocchio():
     for wxyz in _unit_quats(rng, 20):
         w, x, y, z = wxyz
         xyzw = np.array([x, y, z, w])
-        R = se3.rotation_from_quat(xyzw, order="xyzw")
+        R = se3.rotation_from_quat(xyzw, quaternion_order="xyzw")
         assert_close(R, Rotation.from_quat(xyzw).as_matrix(), rtol=0, atol=4 * EPS,
                      what="scipy (scalar last)")
         assert_close(R, pin.Quaternion(w, x, y, z).toRotationMatrix(), rtol=0, atol=4 * EPS,
                      what="pin.Quaternion(w, x, y, z)")
-        assert_close(se3.rotation_from_quat(wxyz, order="wxyz"), R, rtol=0, atol=0, what="wxyz")
-        assert_close(se3.quat_from_rotation(R, order="xyzw"), xyzw, rtol=0, atol=4 * EPS,
+        assert_close(se3.rotation_from_quat(wxyz, quaternion_order="wxyz"), R, rtol=0, atol=0, what="wxyz")
+        assert_close(se3.quat_from_rotation(R, quaternion_order="xyzw"), xyzw, rtol=0, atol=4 * EPS,
                      what="pin coeffs()")
         c = pin.Quaternion(R).coeffs()
-        assert_close(se3.quat_from_rotation(R, order="xyzw"), c * np.sign(c[3]), rtol=0,
+        assert_close(se3.quat_from_rotation(R, quaternion_order="xyzw"), c * np.sign(c[3]), rtol=0,
                      atol=4 * EPS, what="pin.Quaternion(R).coeffs(), w ≥ 0")
 
 
@@ -594,13 +594,13 @@ def test_quaternion_matches_scipy_and_pinocchio():
 def test_quaternion_round_trips(order):
     rng = np.random.default_rng(32)
     q = _unit_quats(rng, 50)[:, ORDERS[order]]
-    R = se3.rotation_from_quat(q, order=order)
-    assert_close(se3.quat_from_rotation(R, order=order), q, rtol=0, atol=4 * EPS, what="q→R→q")
-    assert_close(se3.rotation_from_quat(se3.quat_from_rotation(R, order=order), order=order), R,
+    R = se3.rotation_from_quat(q, quaternion_order=order)
+    assert_close(se3.quat_from_rotation(R, quaternion_order=order), q, rtol=0, atol=4 * EPS, what="q→R→q")
+    assert_close(se3.rotation_from_quat(se3.quat_from_rotation(R, quaternion_order=order), quaternion_order=order), R,
                  rtol=0, atol=4 * EPS, what="R→q→R")
-    assert_close(se3.rotation_from_quat(-3.0 * q, order=order), R, rtol=0, atol=4 * EPS,
+    assert_close(se3.rotation_from_quat(-3.0 * q, quaternion_order=order), R, rtol=0, atol=4 * EPS,
                  what="−3q gives the same rotation (normalised first)")
-    assert np.all(se3.quat_from_rotation(R, order=order)[:, order.index("w")] >= 0.0)
+    assert np.all(se3.quat_from_rotation(R, quaternion_order=order)[:, order.index("w")] >= 0.0)
 
 
 @pytest.mark.parametrize("i,theta", list(enumerate(ANGLES + [np.pi])))
@@ -611,10 +611,10 @@ def test_quaternion_of_every_angle_up_to_pi(i, theta):
     for _ in range(5):
         e = _unit(rng)
         R = se3.exp_so3(theta * e)
-        q = se3.quat_from_rotation(R, order="wxyz")
+        q = se3.quat_from_rotation(R, quaternion_order="wxyz")
         want = np.concatenate([[np.cos(theta / 2)], np.sin(theta / 2) * e])
         assert_close(q * np.sign(q @ want), want, rtol=0, atol=8 * EPS, what=f"θ={theta}")
-        assert_close(se3.rotation_from_quat(q, order="wxyz"), R, rtol=0, atol=8 * EPS,
+        assert_close(se3.rotation_from_quat(q, quaternion_order="wxyz"), R, rtol=0, atol=8 * EPS,
                      what=f"R→q→R at θ={theta}")
 
 
@@ -625,39 +625,39 @@ def test_quaternion_arguments_are_checked():
     with pytest.raises(TypeError, match="order"):
         se3.quat_from_rotation(np.eye(3))
     for bad in ("zyxw", "WXYZ", "", "sxyz"):
-        with pytest.raises(ValueError, match="^order: expected 'wxyz' or 'xyzw'"):
-            se3.rotation_from_quat(q, order=bad)
-        with pytest.raises(ValueError, match="^order: expected 'wxyz' or 'xyzw'"):
-            se3.quat_from_rotation(np.eye(3), order=bad)
-    with pytest.raises(TypeError, match="^order:"):
-        se3.rotation_from_quat(q, order=["w", "x", "y", "z"])
+        with pytest.raises(ValueError, match="^quaternion_order: expected 'wxyz' or 'xyzw'"):
+            se3.rotation_from_quat(q, quaternion_order=bad)
+        with pytest.raises(ValueError, match="^quaternion_order: expected 'wxyz' or 'xyzw'"):
+            se3.quat_from_rotation(np.eye(3), quaternion_order=bad)
+    with pytest.raises(TypeError, match="^quaternion_order:"):
+        se3.rotation_from_quat(q, quaternion_order=["w", "x", "y", "z"])
     with pytest.raises(ValueError, match=r"^q: expected shape \(4\) or a stack"):
-        se3.rotation_from_quat(np.zeros(3), order="wxyz")
+        se3.rotation_from_quat(np.zeros(3), quaternion_order="wxyz")
     with pytest.raises(ValueError, match=r"^q\[1\]: the zero quaternion"):
-        se3.rotation_from_quat([q, np.zeros(4)], order="wxyz")
+        se3.rotation_from_quat([q, np.zeros(4)], quaternion_order="wxyz")
     with pytest.raises(ValueError, match="^q: contains NaN"):
-        se3.rotation_from_quat([np.nan, 0, 0, 1], order="xyzw")
+        se3.rotation_from_quat([np.nan, 0, 0, 1], quaternion_order="xyzw")
     with pytest.raises(TypeError, match="^q:"):
-        se3.rotation_from_quat("wxyz", order="wxyz")
+        se3.rotation_from_quat("wxyz", quaternion_order="wxyz")
     with pytest.raises(ValueError, match=r"^R\[0, 1\]: not in SO\(3\): .*se3\.project"):
-        se3.quat_from_rotation(np.stack([[np.eye(3), 1.01 * np.eye(3)]]), order="wxyz")
+        se3.quat_from_rotation(np.stack([[np.eye(3), 1.01 * np.eye(3)]]), quaternion_order="wxyz")
     with pytest.raises(ValueError, match=r"^R: not in SO\(3\): rotation block has det"):
-        se3.quat_from_rotation(np.diag([1.0, 1, -1]), order="wxyz")
+        se3.quat_from_rotation(np.diag([1.0, 1, -1]), quaternion_order="wxyz")
 
 
 def test_batched_equals_one_at_a_time():
     rng = np.random.default_rng(33)
     q = rng.normal(size=(3, 2, 4))
-    R = se3.rotation_from_quat(q, order="xyzw")
+    R = se3.rotation_from_quat(q, quaternion_order="xyzw")
     M = R + 1e-4 * rng.normal(size=R.shape)
     C = np.tile(np.eye(4), (3, 2, 1, 1))
     C[..., :3, :3], C[..., :3, 3] = M, rng.normal(size=(3, 2, 3))
     assert R.shape == (3, 2, 3, 3) and se3.project(C).shape == C.shape
     for i in np.ndindex(3, 2):
-        assert_close(R[i], se3.rotation_from_quat(q[i], order="xyzw"), rtol=0, atol=2 * EPS,
+        assert_close(R[i], se3.rotation_from_quat(q[i], quaternion_order="xyzw"), rtol=0, atol=2 * EPS,
                      what="rotation_from_quat")
-        assert_close(se3.quat_from_rotation(R, order="wxyz")[i],
-                     se3.quat_from_rotation(R[i], order="wxyz"), rtol=0, atol=2 * EPS,
+        assert_close(se3.quat_from_rotation(R, quaternion_order="wxyz")[i],
+                     se3.quat_from_rotation(R[i], quaternion_order="wxyz"), rtol=0, atol=2 * EPS,
                      what="quat_from_rotation")
         assert_close(se3.project(M)[i], se3.project(M[i]), rtol=0, atol=4 * EPS, what="project")
         assert_close(se3.project(C)[i], se3.project(C[i]), rtol=0, atol=4 * EPS,

@@ -96,20 +96,20 @@ def _orientation(jets, rep, order):
 def test_helix_has_a_constant_spatial_twist(rep, order):
     t, K = 0.6, 5
     h = helix(t, K + 1)
-    C, V = tr.from_pose_jet(h["p"], _orientation(h, rep, order), representation=rep, order=order)
+    C, V = tr.from_pose_jet(h["p"], _orientation(h, rep, order), representation=rep, quaternion_order=order)
     assert rel_err(C, h["C"]) < TOL
     expected = np.zeros((K, 6))
     expected[0] = se3.Ad(_helix_C0()) @ XI
     assert rel_err(V, expected) < TOL
     _, Vb = tr.from_pose_jet(h["p"], _orientation(h, rep, order), representation=rep,
-                             order=order, reference="base")
+                             quaternion_order=order, reference="base")
     # about a point held fixed, a constant spatial twist stays constant
     expected[0, 3:] += np.cross(expected[0, :3], h["C"][:3, 3])
     assert rel_err(Vb, expected) < TOL
     omega = np.zeros((K, 3))
     omega[0] = expected[0, :3]
     assert rel_err(Vb, about_base_now(omega, h["p"][1:])) < TOL
-    p, o = tr.to_pose_jet(C, V, representation=rep, order=order)
+    p, o = tr.to_pose_jet(C, V, representation=rep, quaternion_order=order)
     assert rel_err(p, h["p"]) < TOL and rel_err(o, _orientation(h, rep, order)) < TOL
 
 
@@ -196,9 +196,9 @@ def test_polynomial_pose_against_mpmath(poly_case):
     assert rel_err(tr.to_pose_jet(C, V)[1], R) < TOL
     for rep, order in REPS[1:]:
         o = _order(q, order) if rep == "quaternion" else phi
-        C1, V1 = tr.from_pose_jet(p, o, representation=rep, order=order)
+        C1, V1 = tr.from_pose_jet(p, o, representation=rep, quaternion_order=order)
         assert rel_err(C1, C) < TOL and rel_err(V1, V) < TOL, (rep, order)
-        assert rel_err(tr.to_pose_jet(C, V, representation=rep, order=order)[1], o) < TOL
+        assert rel_err(tr.to_pose_jet(C, V, representation=rep, quaternion_order=order)[1], o) < TOL
     # ω from its definition ω̂ = Ṙ Rᵀ at order 0, and v = ṗ − ω × p
     omega = se3.vee(R[1] @ R[0].T)
     assert rel_err(V[0], np.concatenate([omega, p[1] - np.cross(omega, p[0])])) < TOL
@@ -251,7 +251,7 @@ def test_jets_against_central_differences_of_the_input_curve(reference):
     # the pose jets back: row k+1 against central differences of row k
     for rep, order in REPS:
         def pose(s):
-            p, o = tr.to_pose_jet(_poly_pose(s), twist(s), representation=rep, order=order,
+            p, o = tr.to_pose_jet(_poly_pose(s), twist(s), representation=rep, quaternion_order=order,
                                   reference=reference)
             return np.concatenate([p.reshape(K + 1, -1), o.reshape(K + 1, -1)], axis=1)
         assert rel_err(pose(t)[1:], _fd(pose, t, h)[:-1]) < 1e-6, (rep, order)
@@ -289,18 +289,18 @@ def _random_motion(seed):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_round_trips_between_orientation_representations(seed, reference):
     C0, V = _random_motion(seed)
-    jets = {rep + str(order): tr.to_pose_jet(C0, V, representation=rep, order=order,
+    jets = {rep + str(order): tr.to_pose_jet(C0, V, representation=rep, quaternion_order=order,
                                              reference=reference) for rep, order in REPS}
     for (ra, oa), (rb, ob) in product(REPS, REPS):
         p, o = jets[ra + str(oa)]
-        C1, V1 = tr.from_pose_jet(p, o, representation=ra, order=oa, reference=reference)
+        C1, V1 = tr.from_pose_jet(p, o, representation=ra, quaternion_order=oa, reference=reference)
         assert rel_err(C1, C0) < TOL and rel_err(V1, V) < TOL, ra
-        pb, ob_jet = tr.to_pose_jet(C1, V1, representation=rb, order=ob, reference=reference)
+        pb, ob_jet = tr.to_pose_jet(C1, V1, representation=rb, quaternion_order=ob, reference=reference)
         assert rel_err(pb, jets[rb + str(ob)][0]) < TOL
         assert rel_err(ob_jet, jets[rb + str(ob)][1]) < TOL, (ra, oa, rb, ob)
     q = jets["quaternionwxyz"][1]
     assert rel_err(tr.from_pose_jet(jets["matrixNone"][0], -q, representation="quaternion",
-                                    order="wxyz", reference=reference)[1], V) < TOL
+                                    quaternion_order="wxyz", reference=reference)[1], V) < TOL
 
 
 @pytest.mark.parametrize("reference", REFERENCES)
@@ -418,11 +418,11 @@ def test_sampled_trajectory_converges_at_the_stated_order():
 def test_sampled_quaternions_with_sign_flips_and_whole_turns():
     t, poses, q = _sampled(60)
     quats = np.array([tr.to_pose_jet(C, np.zeros((0, 6)), representation="quaternion",
-                                     order="wxyz")[1][0] for C in poses])
+                                     quaternion_order="wxyz")[1][0] for C in poses])
     quats *= np.where(np.arange(len(t)) % 3 == 0, -1.0, 1.0)[:, None]
     a = tr.SampledTrajectory(t, poses, q=q)
     b = tr.SampledTrajectory(t, positions=poses[:, :3, 3], quaternions=_order(quats, "xyzw"),
-                             order="xyzw", q=q)
+                             quaternion_order="xyzw", q=q)
     for tau in (0.0, 1.234, 3.0, 4.0):     # the samples' rotations differ by ~eps, and
         ja, jb = a.jets(tau, 3), b.jets(tau, 3)     # R^(4) amplifies that by ~h⁻⁴ ≈ 5e4
         assert rel_err(ja.base_pose, jb.base_pose) < TOL
@@ -482,15 +482,15 @@ def test_end_to_end_inverse_dynamics_of_the_helix():
 def _bad_cases():
     C0, V = _random_motion(0)
     p, R = tr.to_pose_jet(C0, V)
-    _, quat = tr.to_pose_jet(C0, V, representation="quaternion", order="wxyz")
+    _, quat = tr.to_pose_jet(C0, V, representation="quaternion", quaternion_order="wxyz")
     t, poses, q = _sampled(12)
     return [
-        (ValueError, "order", lambda: tr.from_pose_jet(p, quat, representation="quaternion")),
-        (ValueError, "order", lambda: tr.from_pose_jet(p, quat, representation="quaternion",
-                                                        order="xyz")),
-        (ValueError, "order", lambda: tr.from_pose_jet(p, R, order="wxyz")),
+        (ValueError, "quaternion_order", lambda: tr.from_pose_jet(p, quat, representation="quaternion")),
+        (ValueError, "quaternion_order", lambda: tr.from_pose_jet(p, quat, representation="quaternion",
+                                                        quaternion_order="xyz")),
+        (ValueError, "quaternion_order", lambda: tr.from_pose_jet(p, R, quaternion_order="wxyz")),
         (ValueError, "orientation[0]", lambda: tr.from_pose_jet(
-            p, 1.01 * quat, representation="quaternion", order="wxyz")),
+            p, 1.01 * quat, representation="quaternion", quaternion_order="wxyz")),
         (ValueError, "orientation[0]", lambda: tr.from_pose_jet(p, 1.01 * R)),
         (ValueError, "orientation", lambda: tr.from_pose_jet(p, quat)),
         (ValueError, "orientation", lambda: tr.from_pose_jet(p, R[:3])),
@@ -513,11 +513,11 @@ def _bad_cases():
         (ValueError, "poses[3]", lambda: tr.SampledTrajectory(
             t, np.concatenate([poses[:3], 2 * poses[3:]]))),
         (ValueError, "q", lambda: tr.SampledTrajectory(t, poses, q=q[:-1])),
-        (ValueError, "order", lambda: tr.SampledTrajectory(
+        (ValueError, "quaternion_order", lambda: tr.SampledTrajectory(
             t, positions=poses[:, :3, 3], quaternions=np.tile([1.0, 0, 0, 0], (12, 1)))),
         (ValueError, "quaternions[0]", lambda: tr.SampledTrajectory(
             t, positions=poses[:, :3, 3], quaternions=np.tile([1.1, 0, 0, 0], (12, 1)),
-            order="wxyz")),
+            quaternion_order="wxyz")),
         (ValueError, "degree", lambda: tr.SampledTrajectory(t, poses, degree=0)),
         (ValueError, "t", lambda: tr.SampledTrajectory(t, poses).jets(4.5, 1)),
         (ValueError, "K", lambda: tr.SampledTrajectory(t, poses).jets(1.0, 4)),

@@ -630,12 +630,12 @@ def spatial_inertia(mass, com, inertia_at_com):
 _QUAT_ORDERS = {"wxyz": [0, 1, 2, 3], "xyzw": [3, 0, 1, 2]}
 
 
-def _quat_order(order):
-    if not isinstance(order, str):
-        raise TypeError(f"order: expected 'wxyz' or 'xyzw', got {type(order).__name__}")
-    if order not in _QUAT_ORDERS:
-        raise ValueError(f"order: expected 'wxyz' or 'xyzw', got {order!r}")
-    return _QUAT_ORDERS[order]
+def _quat_order(quaternion_order):
+    if not isinstance(quaternion_order, str):
+        raise TypeError(f"quaternion_order: expected 'wxyz' or 'xyzw', got {type(quaternion_order).__name__}")
+    if quaternion_order not in _QUAT_ORDERS:
+        raise ValueError(f"quaternion_order: expected 'wxyz' or 'xyzw', got {quaternion_order!r}")
+    return _QUAT_ORDERS[quaternion_order]
 
 
 def _stack(x, name, tail):
@@ -729,10 +729,10 @@ def project(X):
     return out
 
 
-def rotation_from_quat(q, *, order):
+def rotation_from_quat(q, *, quaternion_order):
     """Rotation matrix of a quaternion, ``(..., 4) → (..., 3, 3)``.
 
-    ``order`` names the component order, and is required because both are
+    ``quaternion_order`` names the component order, and is required because both are
     common: ``"wxyz"`` (scalar first: MuJoCo, Eigen's constructor) or
     ``"xyzw"`` (scalar last: ROS messages, scipy, Pinocchio's ``coeffs()``).
     Hamilton convention, ``R v`` is ``q v q*``; ``q`` and ``−q`` give the same
@@ -740,7 +740,7 @@ def rotation_from_quat(q, *, order):
     quaternion gives a rotation exact to float64 rounding; a zero quaternion
     is refused.
     """
-    q = _stack(q, "q", (4,))[..., _quat_order(order)]
+    q = _stack(q, "q", (4,))[..., _quat_order(quaternion_order)]
     scale = np.abs(q).max(axis=-1)
     for i in _failing(scale > 0.0):
         raise ValueError(f"{_at('q', i)}: the zero quaternion is not a rotation")
@@ -753,9 +753,9 @@ def rotation_from_quat(q, *, order):
     ], -2)
 
 
-def quat_from_rotation(R, *, order):
+def quat_from_rotation(R, *, quaternion_order):
     """Unit quaternion of a rotation, ``(..., 3, 3) → (..., 4)``, in the
-    component order ``order`` (``"wxyz"`` or ``"xyzw"``, required; see
+    component order ``quaternion_order`` (``"wxyz"`` or ``"xyzw"``, required; see
     :func:`rotation_from_quat`, which it inverts), with ``w ≥ 0``.
 
     Each ``R`` must pass the pose check of :func:`check_pose`
@@ -763,7 +763,7 @@ def quat_from_rotation(R, *, order):
     the row of ``K = 4 q qᵀ`` (in ``w, x, y, z``) with the largest diagonal
     entry, which is at least 1: accurate at every angle, ``π`` included.
     """
-    idx = _quat_order(order)
+    idx = _quat_order(quaternion_order)
     R = _check_rotations(R, "R")
     (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = (
         [R[..., i, k] for k in range(3)] for i in range(3))
