@@ -116,16 +116,16 @@ class RigidComputedTorque:
     angles instead, the feedback is non-collocated and excites the undamped
     elastic modes until the run diverges.)"""
 
-    def __init__(self, model, stiffness, motor_inertia, poles, reference):
+    def __init__(self, model, stiffness, motor_inertia, poles, target):
         self.model, self.K, self.B = model, stiffness, motor_inertia
-        self.reference = reference
+        self.target = target
         self.linearization = control.FeedbackLinearization(model, 2, poles)
 
     def __call__(self, t, state):
         n = self.model.n_joints
         x = state.extra
         lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6),
-                                      x.reshape(2, n), self.reference(t))
+                                      x.reshape(2, n), self.target(t))
         return np.concatenate([lin.tau[0] + self.B * lin.q[2], lin.base_wrench[0]])
 
     def plant(self, t, state, u):
@@ -143,9 +143,9 @@ class TorqueRateElastic:
     rate, ``θ̈ = q̈ + K⁻¹ λ (τ̇_cmd − τ̇)``, so ``u = τ + B θ̈``.
     ``state.extra = (θ, θ̇, W₀)``; input ``(u, Ẇ₀)``."""
 
-    def __init__(self, model, stiffness, motor_inertia, poles, rate, reference):
+    def __init__(self, model, stiffness, motor_inertia, poles, rate, target):
         self.model, self.K, self.B, self.rate = model, stiffness, motor_inertia, rate
-        self.reference = reference
+        self.target = target
         self.linearization = control.FeedbackLinearization(model, 3, poles)
 
     def __call__(self, t, state):
@@ -154,7 +154,7 @@ class TorqueRateElastic:
         tau = K * (x[:n] - state.q)
         dtau = K * (x[n:2 * n] - state.qd)
         lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6),
-                                      np.stack([state.q, state.qd]), self.reference(t),
+                                      np.stack([state.q, state.qd]), self.target(t),
                                       tau=tau.reshape(1, n), base_wrench=x[2 * n:].reshape(1, 6))
         theta_dd = lin.q[2] + self.rate * (lin.tau[1] - dtau) / K
         return np.concatenate([tau + self.B * theta_dd, lin.base_wrench[1]])
@@ -174,15 +174,15 @@ class LagIgnoringLaw:
     ``τ̇ = (τ_cmd − τ)/T_m``. Same state and input as
     :class:`liedyn.control.RotorLagLaw`."""
 
-    def __init__(self, model, allocation, time_constant, poles, reference):
+    def __init__(self, model, allocation, time_constant, poles, target):
         self.model, self.time_constant = model, time_constant
         self.allocation_inv = np.linalg.inv(allocation)
-        self.reference = reference
+        self.target = target
         self.linearization = control.FeedbackLinearization(model, 2, poles)
 
     def __call__(self, t, state):
         lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6),
-                                      np.stack([state.q, state.qd]), self.reference(t))
+                                      np.stack([state.q, state.qd]), self.target(t))
         Wb = se3.Ad(state.base_pose).T @ lin.base_wrench[0]    # Ad_C₀ᵀ W₀: in the base frame
         return np.concatenate([self.allocation_inv @ Wb,
                                (lin.tau[0] - state.extra[6:]) / self.time_constant])
@@ -259,8 +259,8 @@ def run_all(horizon, dt, progress=True):
     ref = ReferenceMotion()
     table_of_laws = laws(model, ref)
     exact = {"elastic": table_of_laws["exact"][1], "rotor": table_of_laws["rotor lag: exact"][1]}
-    starts = {group: {"perturbed": perturbed_start(law, law.reference),
-                      "on the reference": law.state_on(law.reference(0.0))}
+    starts = {group: {"perturbed": perturbed_start(law, law.target),
+                      "on the reference": law.state_on(law.target(0.0))}
               for group, law in exact.items()}
     out = {}
     for name, (group, law, plant, m) in table_of_laws.items():

@@ -35,8 +35,10 @@ as the paper's tilted hexarotor makes. A quadrotor, whose four parallel
 thrusts span four wrench components, cannot apply it; :class:`RotorLagLaw`,
 which is given the allocation, refuses one of rank below six.
 
-Twists and wrenches are spatial, world axes, about the world origin (the
-default ``reference`` of the library and of :func:`liedyn.simulate`). A law
+Twists and wrenches are spatial, world axes, about the world origin: a law's
+:attr:`reference` is ``"world"``, the default ``reference`` of the library,
+and :func:`liedyn.simulate` refuses a law in a run with another one. The
+motion a law tracks is its ``target`` (a callable ``target(t) -> Target``). A law
 object owns one :class:`liedyn.Workspace` per call it makes, so it serves one
 thread at a time.
 """
@@ -547,15 +549,19 @@ def _moved(model, target, q, base_pose):
 
 
 class _Law:
-    """What the actuator laws share: a reference callable, the controller
+    """What the actuator laws share: a target callable, the controller
     callback and the state from which a law tracks its target exactly.
-    A law defines ``model``, ``step(t, state)`` and ``actuator_state(target)``."""
+    :attr:`reference` is the point its twists and wrenches are about, in the
+    sense of the library's ``reference`` keyword (SPEC §1). A law defines
+    ``model``, ``step(t, state)`` and ``actuator_state(target)``."""
 
-    def _set_reference(self, reference):
-        if not callable(reference):
-            raise TypeError(f"reference: expected a callable reference(t) -> Target, got "
-                            f"{type(reference).__name__}")
-        self.reference = reference
+    reference = "world"
+
+    def _set_target(self, target):
+        if not callable(target):
+            raise TypeError(f"target: expected a callable target(t) -> Target, got "
+                            f"{type(target).__name__}")
+        self.target = target
 
     def __call__(self, t, state):
         """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
@@ -608,7 +614,7 @@ class ElasticJointLaw(_Law):
         ``K`` (N m/rad or N/m) and ``B`` (kg m² or kg), positive.
     poles : (4,)
         Closed-loop poles of each joint error.
-    reference : callable ``reference(t) -> Target``
+    target : callable ``target(t) -> Target``
         Rows ``0..4`` of the joint jet, ``0..3`` of the base twist jet.
     base_poles : (4,), optional
         Poles of the base error (default ``poles``).
@@ -627,13 +633,13 @@ class ElasticJointLaw(_Law):
 
     relative_degree = 4
 
-    def __init__(self, model, stiffness, motor_inertia, poles, reference, *, base_poles=None):
+    def __init__(self, model, stiffness, motor_inertia, poles, target, *, base_poles=None):
         self.linearization = FeedbackLinearization(model, 4, poles, base_poles=base_poles)
         n = model.n_joints
         self.model = model
         self.stiffness = _positive(stiffness, "stiffness", n)
         self.motor_inertia = _positive(motor_inertia, "motor_inertia", n)
-        self._set_reference(reference)
+        self._set_target(target)
         self.n_extra = 2 * n + (12 if model.floating_base else 0)
         self.n_input = n + (6 if model.floating_base else 0)
 
@@ -647,10 +653,10 @@ class ElasticJointLaw(_Law):
         _SPRING.call(x, q, qd, self.stiffness, qs, tau)                     # SPEC §11.4
         if self.model.floating_base:
             lin = self.linearization.step(state.base_pose, state.base_twist.reshape(1, 6), qs,
-                                          self.reference(t), tau=tau,
+                                          self.target(t), tau=tau,
                                           base_wrench=x[2 * n:].reshape(2, 6))
         else:
-            lin = self.linearization.step(None, None, qs, self.reference(t), tau=tau)
+            lin = self.linearization.step(None, None, qs, self.target(t), tau=tau)
         u = np.empty(self.n_input)
         _MOTOR.call(lin.q, lin.tau, lin.base_wrench, self.stiffness, self.motor_inertia, u)
         return ControlStep(u, lin)
@@ -710,7 +716,7 @@ class RotorLagLaw(_Law):
     model : Model
     poles : (3,)
         Closed-loop poles of each joint error.
-    reference : callable ``reference(t) -> Target``
+    target : callable ``target(t) -> Target``
         Rows ``0..3`` of the joint jet, ``0..2`` of the base twist jet.
     allocation : (6, 6), keyword
         ``A`` (floating base; invertible): six rotors spanning all six
@@ -729,12 +735,12 @@ class RotorLagLaw(_Law):
 
     relative_degree = 3
 
-    def __init__(self, model, poles, reference, *, allocation=None, time_constant=None,
+    def __init__(self, model, poles, target, *, allocation=None, time_constant=None,
                  base_poles=None):
         self.linearization = FeedbackLinearization(model, 3, poles, base_poles=base_poles)
         self.model = model
         n = model.n_joints
-        self._set_reference(reference)
+        self._set_target(target)
         if model.floating_base:
             if allocation is None or time_constant is None:
                 raise ValueError("allocation, time_constant: a floating base needs the thrust "
@@ -771,7 +777,7 @@ class RotorLagLaw(_Law):
         tau = x[off:].reshape(1, n)
         u = np.empty(self.n_input)
         if not self.model.floating_base:
-            lin = self.linearization.step(None, None, q, self.reference(t), tau=tau)
+            lin = self.linearization.step(None, None, q, self.target(t), tau=tau)
             u[:] = lin.tau[1]                                                 # τ̇
             return ControlStep(u, lin)
         C0, V0 = state.base_pose, state.base_twist
@@ -780,7 +786,7 @@ class RotorLagLaw(_Law):
             V0 = as_array(V0, "state.base_twist", shape=(6,))
         W = np.empty((1, 6))
         _THRUST_WRENCH.call(C0, self.allocation, x[:6], W[0])
-        lin = self.linearization.step(C0, V0.reshape(1, 6), q, self.reference(t), tau=tau,
+        lin = self.linearization.step(C0, V0.reshape(1, 6), q, self.target(t), tau=tau,
                                       base_wrench=W)
         u[6:] = lin.tau[1]                                                    # τ̇
         _THRUST_COMMAND.call(C0, V0, lin.base_wrench, self._allocation_inv, x[:6],

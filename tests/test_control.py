@@ -61,7 +61,7 @@ def test_laws_refuse_wrong_number_of_poles_and_bad_parameters():
         control.ElasticJointLaw(m, -1.0, B, POLES, ref)
     with pytest.raises(ValueError, match="motor_inertia: expected a number or shape"):
         control.ElasticJointLaw(m, K, np.ones(5), POLES, ref)
-    with pytest.raises(TypeError, match="reference: expected a callable"):
+    with pytest.raises(TypeError, match="target: expected a callable"):
         control.ElasticJointLaw(m, K, B, POLES, ref(0.0))
     with pytest.raises(ValueError, match="allocation, time_constant"):
         control.RotorLagLaw(m, ROTOR_POLES, ref)
@@ -78,14 +78,31 @@ def test_laws_refuse_wrong_number_of_poles_and_bad_parameters():
         control.FeedbackLinearization(m, 1, (-1.0,))
 
 
+def test_a_law_runs_only_about_its_own_reference():
+    """A law's twists and wrenches are about the world origin (its
+    ``reference``): a run about the base origin would hand it base-referenced
+    states and read its wrenches as such, so it is refused, as the controller
+    and as the plant (SPEC §1)."""
+    m = aerial_manipulator()
+    law = control.ElasticJointLaw(m, K, B, POLES, et.reference_target(ReferenceMotion(), 4))
+    assert law.reference == "world"
+    start = law.state_on(law.target(0.0))
+    with pytest.raises(ValueError, match="controller: .*reference='world'.*reference='base'"):
+        liedyn.simulate(m, start, 0.01, dt=1e-3, controller=law, plant=law.plant,
+                        reference="base")
+    with pytest.raises(ValueError, match="plant: .*reference='world'"):
+        liedyn.simulate(m, start, 0.01, dt=1e-3, controller=lambda t, s: law(t, s),
+                        plant=law.plant, reference="base")
+
+
 def test_step_refuses_bad_targets_and_states():
     m = aerial_manipulator()
     reference = ReferenceMotion()
     law = control.ElasticJointLaw(m, K, B, POLES, et.reference_target(reference, 4))
-    s = et.perturbed_start(law, law.reference)
+    s = et.perturbed_start(law, law.target)
     lin = law.linearization
     q = np.stack([s.q, s.qd])
-    T = law.reference(0.0)
+    T = law.target(0.0)
     tau, W = np.zeros((2, 6)), s.extra[12:].reshape(2, 6)
     with pytest.raises(ValueError, match=r"target.q: expected a jet of shape \(≥5, 6\)"):
         lin.step(s.base_pose, s.base_twist[None], q, control.Target(T.q[:4], T.base_pose,
@@ -368,7 +385,7 @@ def _laws_on_the_reference():
                                             lambda t: control.Target(q=ref.joint_jet(t, 5)))
     out = {"elastic": laws["exact"][1], "rotor": laws["rotor lag: exact"][1],
            "elastic, fixed": elastic_fixed}
-    return {name: (law.model, law, law.reference(0.0)) for name, law in out.items()}
+    return {name: (law.model, law, law.target(0.0)) for name, law in out.items()}
 
 
 def _moved_start(model, law, T0):
@@ -450,9 +467,9 @@ def runs():
                                             lambda t: control.Target(q=ref.joint_jet(t, 5)))
     qp = ref.joint_jet(0.0, 5)
     qp[0] += et.DELTA_Q
-    starts = {(group, "perturbed"): et.perturbed_start(law, law.reference)
+    starts = {(group, "perturbed"): et.perturbed_start(law, law.target)
               for group, law in (("elastic", elastic), ("rotor", rotor))}
-    starts.update({(group, "on"): law.state_on(law.reference(0.0))
+    starts.update({(group, "on"): law.state_on(law.target(0.0))
                    for group, law in (("elastic", elastic), ("rotor", rotor))})
 
     def case(name, start, horizon):
@@ -461,7 +478,7 @@ def runs():
 
     cases = {
         "fixed, on": (fixed, elastic_fixed, elastic_fixed.plant,
-                      elastic_fixed.state_on(elastic_fixed.reference(0.0)), 10.0),
+                      elastic_fixed.state_on(elastic_fixed.target(0.0)), 10.0),
         "fixed, perturbed": (fixed, elastic_fixed, elastic_fixed.plant,
                              elastic_fixed.state_on(control.Target(q=qp)), HORIZON),
         "on": case("exact", "on", 10.0),

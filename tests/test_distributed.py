@@ -424,8 +424,8 @@ def test_monte_carlo_arguments_are_checked(tmp_path):
         call(build=lambda c, r: Run(ctx["model"], 1 / 0 if r["run"] == 1 else ld.State()))
     assert "in run 1" in "".join(getattr(info.value, "__notes__", []))
     with pytest.raises(ValueError, match="summary: every run must give the same columns"):
-        call(build=lambda c, r: Run(c["model"], ld.State(), reference=r["run"]),
-             summary=lambda run, traj: {"a": 1.0} if run.reference == 0 else {"b": 1.0})
+        call(build=lambda c, r: Run(c["model"], ld.State(), target=r["run"]),
+             summary=lambda run, traj: {"a": 1.0} if run.target == 0 else {"b": 1.0})
 
 
 def test_scaled_model_scales_masses_and_inertias():

@@ -95,7 +95,7 @@ class Run(NamedTuple):
     state0 : State
     controller, plant : callable, optional
         As :func:`liedyn.simulate`.
-    reference : callable ``reference(t) -> liedyn.control.Target``, optional
+    target : callable ``target(t) -> liedyn.control.Target``, optional
         The motion tracked, read by :func:`tracking_summary`.
     """
 
@@ -103,7 +103,7 @@ class Run(NamedTuple):
     state0: State
     controller: Any = None
     plant: Any = None
-    reference: Any = None
+    target: Any = None
 
 
 # -------------------------------------------------------------- summaries --
@@ -123,7 +123,7 @@ def tracking_summary(run, traj):
         ``joint_error``, ``base_error``: at the last sample,
         ``max_j |q_j − q_d,j|`` and ``‖log(C_d⁻¹ C₀)‖`` (rad and m mixed, as
         :func:`liedyn.control.base_error`; NaN for a fixed base or without
-        ``run.reference``); ``peak_joint_error``, ``peak_base_error``: their
+        ``run.target``); ``peak_joint_error``, ``peak_base_error``: their
         largest values over the samples; ``peak_torque``: ``max |τ|``;
         ``peak_torque_rate``: the largest ``|Δτ/Δt|`` between consecutive
         samples; ``end_time`` and ``steps`` of the trajectory.
@@ -141,13 +141,13 @@ def tracking_summary(run, traj):
         if len(t) > 1:
             rate = np.abs(np.diff(tau, axis=0)) / np.diff(t)[:, None]
             out["peak_torque_rate"] = float(np.max(rate))
-    if run.reference is None:
+    if run.target is None:
         return out
     eq = np.empty(len(t))
     eb = np.full(len(t), math.nan)
     floating = run.model.floating_base
     for k, tk in enumerate(t):
-        target = run.reference(float(tk))
+        target = run.target(float(tk))
         eq[k] = np.max(np.abs(traj.q[k, 0] - np.asarray(target.q)[0])) if tau.shape[1] else 0.0
         if floating and target.base_pose is not None:
             eb[k] = np.linalg.norm(se3.log(se3.inv(np.asarray(target.base_pose))

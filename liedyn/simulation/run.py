@@ -112,6 +112,17 @@ _INPUT_NAMES = {1: "tau", 2: "base_wrench", 3: "applied", 4: "extra_rate"}
 _BLOCK = 256
 
 
+def _same_reference(callback, name, reference):
+    """A callback that states the point its twists and wrenches are about (a
+    :mod:`liedyn.control` law's ``reference``) must share the run's (SPEC §1)."""
+    own = getattr(callback, "reference", getattr(getattr(callback, "__self__", None),
+                                                 "reference", None))
+    if isinstance(own, str) and own != reference:
+        raise ValueError(f"{name}: takes and returns twists and wrenches with reference={own!r}, "
+                         f"and this run has reference={reference!r}: simulate with "
+                         f"reference={own!r}")
+
+
 class _Run:
     """One simulation: validated arguments, buffers, the step loop.
 
@@ -130,6 +141,8 @@ class _Run:
         self.model = model
         self.base_ref = about_base(reference)
         self.reference = reference
+        _same_reference(controller, "controller", reference)
+        _same_reference(plant, "plant", reference)
         n, N = model.n_joints, model.n_bodies
         self.n, self.N = n, N
         self.floating = bool(model.floating_base)
