@@ -26,7 +26,8 @@ from models.trees import benchmark_tree
 from . import _fit
 from ._provenance import machine, now, stamp
 from ._table import ResultTable, num, output_stem, select
-from ._timing import time_call, time_calls  # noqa: F401  (the benchmarks' timer)
+from ._timing import reliability_note, rows_unreliable
+from ._timing import time_call, time_calls, time_calls_loaded  # noqa: F401  (the benchmarks' timer)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the file backend)
@@ -75,6 +76,15 @@ def markdown_page(title, full, table, notes):
 def us(seconds):
     """Seconds as a short microsecond string."""
     return "" if not np.isfinite(seconds) else f"{seconds * 1e6:.1f}"
+
+
+def ratio_note(rows, columns):
+    """The sentence saying that the paired ratios of ``rows`` (the columns
+    among ``columns`` that have ``_q1``, ``_q3`` beside them) are unreliable
+    by the load rule (:func:`experiments._timing.rows_unreliable`); empty
+    when they may be quoted."""
+    names = [c for c in columns if f"{c}_q1" in columns and f"{c}_q3" in columns]
+    return reliability_note(rows_unreliable(rows, names))
 
 
 # ------------------------------------------------------------- arguments --
@@ -158,7 +168,9 @@ def run_sweep(args, table, callables, fields, desc):
     falls on all of them alike. ``callables(model, r, args, rng)`` gives the
     zero-argument callables of one point (a dict name → callable) and
     ``fields(times)`` turns their timings (name → stats) into the fields of
-    its row. Rows are appended to the CSV as soon as their size is done.
+    its row; every row also gets the machine's load before and after its
+    size was timed (:func:`experiments._timing.load_columns`). Rows are
+    appended to the CSV as soon as their size is done.
     Returns the number of points measured in this run (the others were
     kept by ``--resume``).
     """
@@ -176,10 +188,10 @@ def run_sweep(args, table, callables, fields, desc):
             for r in orders:
                 rng = np.random.default_rng(1000 * n_bod + r)
                 fns.update({(r, name): fn for name, fn in callables(model, r, args, rng).items()})
-            times = time_calls(fns, calls_for(args))
+            times, load = time_calls_loaded(fns, calls_for(args))
             for r in orders:
                 t = {name: v for (rr, name), v in times.items() if rr == r}
-                table.add(sweep=sweep, n_bod=n_bod, N=n_bodies(n_bod), r=r, **fields(t))
+                table.add(sweep=sweep, n_bod=n_bod, N=n_bodies(n_bod), r=r, **fields(t), **load)
             bar.update(len(orders))
             done += len(orders)
     return done
@@ -396,6 +408,9 @@ def recursion_main(argv, doc, name, columns, callables, fields, report, desc, **
     print(f"measured {measured} points in this run, kept {len(table.kept)} "
           f"({table.stamp['machine']}; code {table.stamp['code']})")
     report(table)
+    note = ratio_note(table.rows, columns)
+    if note:
+        print(f"\n{note}")
     fits = law_fits(table.rows, plot["field"])
     lines = [[f"r = {key[1]}", "t = c0 + c1 N", describe_linear(f)]
              for key, f in fits.items() if key[0] == "N"]

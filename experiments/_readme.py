@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from ._table import read_rows
-from ._timing import LOAD_PER_CORE, SPREAD_LIMIT, unreliable
+from ._timing import LOAD_PER_CORE, SPREAD_LIMIT, rows_unreliable, unreliable
 
 BLOCK = "speed"
 
@@ -241,18 +241,10 @@ def closed_form_sentence(rows):
 
 
 def _row_reliability(rows):
-    """:func:`experiments._timing.unreliable` for rows that carry their load
-    (``load1_before``, ``load1_after``, ``cores``) and a paired ratio
+    """:func:`experiments._timing.rows_unreliable` for rows that carry their
+    load (``load1_before``, ``load1_after``, ``cores``) and a paired ratio
     (``ratio``, ``ratio_q1``, ``ratio_q3``)."""
-    first = rows[0]
-    if not all(first.get(k) for k in ("load1_before", "load1_after", "cores")):
-        return ["the machine's load was not recorded"]
-    if not all(r.get("ratio_q1") and r.get("ratio_q3") for r in rows):
-        return ["its ratios are not medians of paired samples"]
-    spreads = {f"{r['robot']} {r['function']}":
-               (float(r["ratio_q3"]) - float(r["ratio_q1"])) / float(r["ratio"]) for r in rows}
-    return unreliable(float(first["load1_before"]), float(first["load1_after"]),
-                      int(first["cores"]), spreads)
+    return rows_unreliable(rows, ["ratio"], lambda r, _: f"{r['robot']} {r['function']}")
 
 
 def paragraph_from(out_dir):

@@ -126,17 +126,41 @@ def _sweep_medians(timing):
                              for i in range(sweeps.size)])
 
 
+def sweep_medians(*timings):
+    """The median call of each of several timings of one :func:`time_calls`
+    run (its values) in every sweep all of them ran in: one array per
+    timing, aligned sweep by sweep (element i of each is from the same
+    sweep), for statistics of more than two callables."""
+    names = ["timing_a", "timing_b"] + [f"timings[{i}]" for i in range(2, len(timings))]
+    for arg, t in zip(names, timings):
+        if not isinstance(t, dict) or "sweeps" not in t:
+            raise ValueError(f"{arg}: expected a timing of time_calls, with samples and sweeps")
+    per = [_sweep_medians(t) for t in timings]
+    common = per[0][0]
+    for s, _ in per[1:]:
+        common = np.intersect1d(common, s)
+    if common.size == 0:
+        raise ValueError(f"{names[len(timings) - 1]}: no call ran in a sweep of timing_a's "
+                         "(not timed together)")
+    return [m[np.searchsorted(s, common)] for s, m in per]
+
+
 def paired(timing_a, timing_b, combine=np.divide):
     """:func:`paired_stats` of two timings of one :func:`time_calls` run
     (its values): a pair is the median call of each in one sweep."""
-    for arg, t in (("timing_a", timing_a), ("timing_b", timing_b)):
-        if not isinstance(t, dict) or "sweeps" not in t:
-            raise ValueError(f"{arg}: expected a timing of time_calls, with samples and sweeps")
-    (sa, ma), (sb, mb) = _sweep_medians(timing_a), _sweep_medians(timing_b)
-    _, ia, ib = np.intersect1d(sa, sb, return_indices=True)
-    if ia.size == 0:
-        raise ValueError("timing_b: no call ran in a sweep of timing_a's (not timed together)")
-    return paired_stats(ma[ia], mb[ib], combine)
+    return paired_stats(*sweep_medians(timing_a, timing_b), combine)
+
+
+def ratio_columns(name, stats):
+    """``{name: median, name_q1: q1, name_q3: q3}``: the CSV columns of a
+    paired statistic (:func:`paired`, :func:`paired_stats`), as
+    ``bench_closed_form`` names them (``ratio``, ``ratio_q1``, ``ratio_q3``)."""
+    return {name: stats["median"], f"{name}_q1": stats["q1"], f"{name}_q3": stats["q3"]}
+
+
+def ratio_fields(*names):
+    """The column names :func:`ratio_columns` writes for each of ``names``."""
+    return [f"{n}{s}" for n in names for s in ("", "_q1", "_q3")]
 
 
 # ---------------------------------------------------------------- load --
@@ -151,6 +175,17 @@ def machine_load():
         loads = (float("nan"),) * 3
     return dict(zip(("load1", "load5", "load15"), (float(x) for x in loads)),
                 cores=os.cpu_count() or 1)
+
+
+LOAD_FIELDS = ["load1_before", "load1_after", "cores"]
+
+
+def time_calls_loaded(fns, calls, **kw):
+    """:func:`time_calls` between two :func:`machine_load` readings:
+    ``(timings, load_columns(before, after))``."""
+    before = machine_load()
+    timings = time_calls(fns, calls, **kw)
+    return timings, load_columns(before, machine_load())
 
 
 def load_columns(before, after):
@@ -189,3 +224,48 @@ def unreliable(load_before, load_after, cores, spreads=()):
         reasons.append(f"{len(wide)} of {len(spreads)} paired ratios spread wider than "
                        f"IQR/median {SPREAD_LIMIT:g} (widest: {worst}, {wide[worst]:.2f})")
     return reasons
+
+
+def rows_unreliable(rows, names, label=None):
+    """:func:`unreliable` for table rows that carry their load (the columns
+    of :func:`load_columns`) and paired ratios in the columns of
+    :func:`ratio_columns` for each of ``names`` (numbers or CSV strings; a
+    row without a ratio is left out). Rows measured in several runs (a
+    resumed table) are judged by the highest load recorded before and after
+    any of them. ``label(row, name)`` names a spread in the reasons (default
+    ``name`` and the row's position)."""
+    def value(row, key):
+        v = row.get(key)
+        return None if v is None or v == "" else float(v)
+
+    rated = [(i, r, n) for i, r in enumerate(rows) for n in names if value(r, n) is not None]
+    if not rated:
+        return []
+    if not all(value(r, k) is not None for _, r, _ in rated for k in LOAD_FIELDS):
+        return ["the machine's load was not recorded"]
+    if not all(value(r, f"{n}_q1") is not None and value(r, f"{n}_q3") is not None
+               for _, r, n in rated):
+        return ["its ratios are not medians of paired samples"]
+    label = label or (lambda row, name: name)
+    spreads = {}
+    for i, r, n in rated:
+        key = label(r, n)
+        key = key if key not in spreads else f"{key} (row {i})"
+        median = value(r, n)
+        spreads[key] = ((value(r, f"{n}_q3") - value(r, f"{n}_q1")) / abs(median)
+                        if median != 0.0 else float("inf"))
+    loaded = [r for _, r, _ in rated]
+    return unreliable(max(value(r, "load1_before") for r in loaded),
+                      max(value(r, "load1_after") for r in loaded),
+                      int(value(loaded[0], "cores")), spreads)
+
+
+def reliability_note(reasons, what="speed ratios"):
+    """The sentence a study's prose gives its ``what`` when
+    :func:`unreliable` (or :func:`rows_unreliable`) gave ``reasons``: empty
+    when there are none, else that they are unreliable and not to be quoted,
+    and why."""
+    if not reasons:
+        return ""
+    return (f"**These {what} are unreliable and are not to be quoted**: "
+            + "; ".join(reasons) + ".")

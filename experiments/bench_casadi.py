@@ -21,7 +21,13 @@ For each, ``d^r y/dt^r`` is built once (r nested ``jtimes``, one
 separately), then evaluated at ``t = 0`` and timed in the same run,
 interleaved, with ``liedyn.inverse_dynamics`` / ``liedyn.forward_dynamics``
 of the same order. The statistic is the paper's, the mean time per call
-(the CSV also has the smallest per-round median); ratios are of means. Note
+(the CSV also has the smallest per-round median); each ratio is the median
+of the per-pair ratios of the two alternated in one run
+(:func:`experiments._timing.paired`; one pair for an order timed once, at
+``--eval-cap``), with its quartiles (``casadi_over_liedyn_q1``, ``_q3``) and
+the machine's 1-minute load average before and after (``load1_before``,
+``load1_after``, ``cores``); the run says when these make the ratios
+unreliable. Note
 that the CasADi function of order r returns only the r-th derivative, while
 the recursion of order r returns all orders 0..r.
 
@@ -62,11 +68,13 @@ from . import _bench as B
 from . import _fit
 from ._provenance import memory_gb
 from ._table import num, select
+from ._timing import (LOAD_FIELDS, load_columns, machine_load, paired, paired_stats,
+                      ratio_columns, ratio_fields, time_calls_loaded)
 
 FIELDS = ["kind", "N", "r", "status", "build_s", "nodes", "peak_rss_gb", "calls",
           "casadi_mean_s", "casadi_round_median_min_s", "liedyn_mean_s",
-          "liedyn_round_median_min_s", "casadi_over_liedyn", "casadi_extrapolated_s",
-          "nodes_extrapolated", "memory_extrapolated_gb"]
+          "liedyn_round_median_min_s", *ratio_fields("casadi_over_liedyn"),
+          "casadi_extrapolated_s", "nodes_extrapolated", "memory_extrapolated_gb", *LOAD_FIELDS]
 KINDS = ("inverse", "forward", "forward_mass_matrix")
 CONSTRUCTION = {"forward": "articulated", "forward_mass_matrix": "mass_matrix"}
 LABELS = {"inverse": "inverse (Newton–Euler)",
@@ -162,22 +170,24 @@ def _measure(model, kind, r, rng, table, caps):
     first = time.perf_counter() - t0
     row = dict(kind=kind, N=N, r=r, build_s=build, nodes=f.n_nodes(), peak_rss_gb=_peak_gb())
     if first > caps["eval_cap"]:
+        before = machine_load()
         tl = B.time_call(recursion, caps["calls"], budget=caps["budget"])
         table.add(**row, status=f"eval-cap: one evaluation {first:.1f} s", calls=1,
                   casadi_mean_s=first, casadi_round_median_min_s=first, liedyn_mean_s=tl["mean"],
                   liedyn_round_median_min_s=tl["round_median_min"],
-                  casadi_over_liedyn=first / tl["mean"])
+                  **ratio_columns("casadi_over_liedyn", paired_stats([first], [tl["median"]])),
+                  **load_columns(before, machine_load()))
         return (f"{kind}: stopped after r = {r}: one evaluation took {first:.1f} s > --eval-cap "
                 f"{caps['eval_cap']} s")
-    t = B.time_calls({"casadi": lambda: f(0.0, p), "liedyn": recursion}, caps["calls"],
-                     budget=caps["budget"])
+    t, load = time_calls_loaded({"casadi": lambda: f(0.0, p), "liedyn": recursion},
+                                caps["calls"], budget=caps["budget"])
     tc, tl = t["casadi"], t["liedyn"]
     over = build > caps["build_cap"]
     table.add(**row, status=f"build-cap: construction {build:.0f} s" if over else "ok",
               calls=tc["calls"], casadi_mean_s=tc["mean"],
               casadi_round_median_min_s=tc["round_median_min"], liedyn_mean_s=tl["mean"],
               liedyn_round_median_min_s=tl["round_median_min"],
-              casadi_over_liedyn=tc["mean"] / tl["mean"])
+              **ratio_columns("casadi_over_liedyn", paired(tc, tl)), **load)
     if over:
         return (f"{kind}: stopped after r = {r}: construction took {build:.0f} s > --build-cap "
                 f"{caps['build_cap']:.0f} s")
@@ -231,7 +241,7 @@ def report(table, N, fits):
             rows.append([x["r"], build, x["nodes"], x["calls"], B.us(num(x, "casadi_mean_s")),
                          B.us(num(x, "liedyn_mean_s")), ratio, extra, x["status"]])
         head = ["r", "build s", "nodes", "calls", "AD mean µs", "liedyn mean µs",
-                "AD/liedyn (means)", "extrapolated", "status"]
+                "AD/liedyn (median of pairs)", "extrapolated", "status"]
         B.print_table(f"CasADi {LABELS[kind]}, d^r y/dt^r at t = 0, N = {N} "
                       f"(graph construction separate, not timed per call)", head, rows)
         if fits.get(kind):
@@ -284,7 +294,7 @@ def plot(table, N, stem, fits):
                 title=f"(a) evaluation time, N = {N}; hollow/dashed: extrapolated")
     axes[1].set(xlabel="derivative order r", ylabel="GB  /  seconds",
                 title="(b) CasADi graph: memory (≈ 100 B/node) and construction")
-    axes[2].set(xlabel="derivative order r", ylabel="CasADi mean time / liedyn mean time",
+    axes[2].set(xlabel="derivative order r", ylabel="CasADi / liedyn time (median of paired ratios)",
                 title="(c) ratio of evaluation times (same run)")
     for ax, where in zip(axes, ("upper left", "lower right", "lower right")):
         ax.grid(True, which="both", alpha=0.3)
@@ -327,6 +337,9 @@ def main(argv=None):
           f"alone at the others), kept {len(table.kept)} ({table.stamp['machine']}; code "
           f"{table.stamp['code']})")
     report(table, model.n_bodies, fits)
+    note = B.ratio_note(table.rows, FIELDS)
+    if note:
+        print(note)
     for msg in stops:
         print(f"stopped: {msg}")
     png = plot(table, model.n_bodies, stem, fits)

@@ -45,10 +45,17 @@ with 8 branches of 4 links (N = 33, nv = 38) and point contacts at the tips of
 0..8 branches (m = 0..24), r = 0..5, with a workspace, beside
 ``forward_dynamics`` of the same order.
 
-Statistic: the smallest of the 10 interleaved per-round medians
+Times: the smallest of the 10 interleaved per-round medians
 (``*_round_median_min_s``, robust to other load on a shared machine); the
-means are in the CSV too. Every ratio is of two callables timed in the same
-run. The targets (rows with ``met``, counted by ``experiments.reproduce``):
+means are in the CSV too. Every ratio, and every target value, is the
+median over the sweeps of one run of the per-sweep ratio of the callables
+involved (:func:`experiments._timing.sweep_medians`, :func:`~experiments._timing.paired`),
+with its quartiles (``ratio_q1``, ``ratio_q3``, ``target_value_q1``,
+``target_value_q3``); ``W₀`` and the increments are medians of paired
+differences. Every row records the machine's 1-minute load average before
+and after its group was timed (``load1_before``, ``load1_after``,
+``cores``); the page says when these or the spreads make the ratios
+unreliable (:func:`experiments._timing.unreliable`). The targets (rows with ``met``, counted by ``experiments.reproduce``):
 
 * ``t_c(r) ≤ 2 t_u(r) + W₀`` for r = 1..5, ``t_c``/``t_u`` the constrained and
   unconstrained times and ``W₀ = t_c(0) − t_u(0)`` the one-off contact-space
@@ -75,6 +82,8 @@ from models.example_robots import load_robot, pinocchio_from_urdf, robot_path
 from models.trees import benchmark_tree, joint_sample
 
 from . import _bench as B
+from ._timing import (LOAD_FIELDS, paired, paired_stats, ratio_columns, ratio_fields,
+                      sweep_medians, time_calls_loaded)
 
 CALLS_QUICK, CALLS_FULL = 500, 5000
 ORDERS = tuple(range(6))
@@ -94,8 +103,9 @@ WS_TEXT = {"yes": "with workspace", "no": "without workspace"}
 KEY = ["section", "robot", "m", "r", "quantity"]
 FIELDS = ["section", "robot", "bodies", "nv", "contacts", "m", "rank", "r", "workspace",
           "quantity", "calls", "liedyn_mean_s", "liedyn_round_median_min_s", "baseline",
-          "baseline_mean_s", "baseline_round_median_min_s", "ratio", "one_off_s", "increment_s",
-          "baseline_increment_s", "target_value", "target", "met", "max_rel_err_vs_pinocchio"]
+          "baseline_mean_s", "baseline_round_median_min_s", *ratio_fields("ratio"), "one_off_s",
+          "increment_s", "baseline_increment_s", *ratio_fields("target_value"), "target", "met",
+          "max_rel_err_vs_pinocchio", *LOAD_FIELDS]
 
 
 # ------------------------------------------------------------------ states --
@@ -202,6 +212,41 @@ def _stats(t):
     return t["mean"], t["round_median_min"]
 
 
+def split_stats(c, u, c0, u0):
+    """The paired statistics of the constrained time ``c`` against the
+    unconstrained ``u`` of one order, given both at order 0 (``c0``,
+    ``u0``), all four :func:`experiments._timing.time_calls` timings of one
+    run: ``(ratio, one_off, target)``, each over the sweeps all four ran in
+    — the ratio ``c/u``, the one-off work ``W₀ = c0 − u0`` and the target
+    value ``(c − W₀)/u``."""
+    c, u, c0, u0 = sweep_medians(c, u, c0, u0)
+    return (paired_stats(c, u), paired_stats(c0, u0, np.subtract),
+            paired_stats(c - (c0 - u0), u))
+
+
+def split_rows(times, orders, tag):
+    """The ``robots`` rows' timing columns of one workspace variant:
+    ``{r: columns}`` from the timings ``times`` of one run, keyed
+    ``("cfd" or "fd", r, tag)``."""
+    cfd = {r: times[("cfd", r, tag)] for r in orders}
+    fd = {r: times[("fd", r, tag)] for r in orders}
+    out = {}
+    for r in orders:
+        (cm, cr), (um, ur) = _stats(cfd[r]), _stats(fd[r])
+        ratio, one_off, target = split_stats(cfd[r], fd[r], cfd[0], fd[0])
+        row = dict(calls=cfd[r]["calls"], liedyn_mean_s=cm, liedyn_round_median_min_s=cr,
+                   baseline_mean_s=um, baseline_round_median_min_s=ur,
+                   **ratio_columns("ratio", ratio), one_off_s=one_off["median"])
+        if r > 0:
+            value = target["median"]
+            row.update(increment_s=paired(cfd[r], cfd[r - 1], np.subtract)["median"],
+                       baseline_increment_s=paired(fd[r], fd[r - 1], np.subtract)["median"],
+                       **ratio_columns("target_value", target), target=LIMIT_SPLIT,
+                       met="yes" if value <= LIMIT_SPLIT else "no")
+        out[r] = row
+    return out
+
+
 def measure_robot(args, table, name):
     """Time one robot's callables interleaved and add its rows."""
     kind, frames = ROBOTS[name]
@@ -215,43 +260,31 @@ def measure_robot(args, table, name):
     require_agreement(name, err)
     fns.update({("pin", k): f for k, f in pfns.items()})
     rank = fns[("cfd", 0, "yes")]().rank
-    times = B.time_calls(fns, B.calls_for(args))
+    times, load = time_calls_loaded(fns, B.calls_for(args))
     head = dict(robot=name, bodies=model.n_bodies, nv=model.nv, contacts=len(cs), m=cs.n_rows,
-                rank=rank)
+                rank=rank, **load)
     for tag in ("yes", "no"):
-        tc = {r: times[("cfd", r, tag)]["round_median_min"] for r in ORDERS}
-        tu = {r: times[("fd", r, tag)]["round_median_min"] for r in ORDERS}
-        w0 = tc[0] - tu[0]
-        for r in ORDERS:
-            cm, cr = _stats(times[("cfd", r, tag)])
-            um, ur = _stats(times[("fd", r, tag)])
-            row = dict(head, section="robots", r=r, workspace=tag,
-                       quantity=f"{SPLIT}, {WS_TEXT[tag]}",
-                       calls=times[("cfd", r, tag)]["calls"], liedyn_mean_s=cm,
-                       liedyn_round_median_min_s=cr, baseline="liedyn.forward_dynamics",
-                       baseline_mean_s=um, baseline_round_median_min_s=ur, ratio=cr / ur,
-                       one_off_s=w0)
-            if r > 0:
-                value = (cr - w0) / ur
-                row.update(increment_s=cr - tc[r - 1], baseline_increment_s=ur - tu[r - 1],
-                           target_value=value, target=LIMIT_SPLIT,
-                           met="yes" if value <= LIMIT_SPLIT else "no")
-            table.add(**row)
+        for r, cols in split_rows(times, ORDERS, tag).items():
+            table.add(**head, section="robots", r=r, workspace=tag,
+                      quantity=f"{SPLIT}, {WS_TEXT[tag]}", baseline="liedyn.forward_dynamics",
+                      **cols)
     for k, text, limit in ((0, PIN0, LIMIT_PIN0), (1, PIN1, LIMIT_PIN1)):
         pm, pr = _stats(times[("pin", k)])
         for tag in ("yes", "no"):
-            cm, cr = _stats(times[("cfd", k, tag)])
+            c = times[("cfd", k, tag)]
+            cm, cr = _stats(c)
+            ratio = paired(c, times[("pin", k)])
             row = dict(head, section="pinocchio", r=k, workspace=tag,
-                       quantity=f"{text}, {WS_TEXT[tag]}", calls=times[("cfd", k, tag)]["calls"],
+                       quantity=f"{text}, {WS_TEXT[tag]}", calls=c["calls"],
                        liedyn_mean_s=cm, liedyn_round_median_min_s=cr,
                        baseline=("pinocchio.constraintDynamics" if k == 0 else
                                  "pinocchio.constraintDynamics + "
                                  "computeConstraintDynamicsDerivatives + 3 products"),
-                       baseline_mean_s=pm, baseline_round_median_min_s=pr, ratio=cr / pr,
-                       max_rel_err_vs_pinocchio=err[k])
+                       baseline_mean_s=pm, baseline_round_median_min_s=pr,
+                       **ratio_columns("ratio", ratio), max_rel_err_vs_pinocchio=err[k])
             if tag == "yes":
-                row.update(target_value=cr / pr, target=limit,
-                           met="yes" if cr / pr <= limit else "no")
+                row.update(**ratio_columns("target_value", ratio), target=limit,
+                           met="yes" if ratio["median"] <= limit else "no")
             table.add(**row)
 
 
@@ -268,18 +301,18 @@ def measure_tree(args, table):
         calls = liedyn_calls(model, cs, state, ORDERS, variants=("yes",), unconstrained=k == 0)
         fns.update({(k,) + key: f for key, f in calls.items()})
     ranks = {k: fns[(k, "cfd", 0, "yes")]().rank for k in TREE_CONTACTS}
-    times = B.time_calls(fns, B.calls_for(args))
+    times, load = time_calls_loaded(fns, B.calls_for(args))
     for k in TREE_CONTACTS:
         for r in ORDERS:
-            cm, cr = _stats(times[(k, "cfd", r, "yes")])
-            um, ur = _stats(times[(0, "fd", r, "yes")])
+            c, u = times[(k, "cfd", r, "yes")], times[(0, "fd", r, "yes")]
+            (cm, cr), (um, ur) = _stats(c), _stats(u)
             table.add(section="rows", robot=TREE_NAME, bodies=model.n_bodies, nv=model.nv,
                       contacts=k, m=sets[k].n_rows, rank=ranks[k], r=r, workspace="yes",
-                      quantity=f"{ROWS}, {WS_TEXT['yes']}",
-                      calls=times[(k, "cfd", r, "yes")]["calls"],
+                      quantity=f"{ROWS}, {WS_TEXT['yes']}", calls=c["calls"],
                       liedyn_mean_s=cm, liedyn_round_median_min_s=cr,
                       baseline="liedyn.forward_dynamics", baseline_mean_s=um,
-                      baseline_round_median_min_s=ur, ratio=cr / ur)
+                      baseline_round_median_min_s=ur, **ratio_columns("ratio", paired(c, u)),
+                      **load)
 
 
 def _expected_rows(group):
@@ -354,7 +387,8 @@ def _tree_rows(table):
     return head, rows
 
 
-TITLES = ("constrained / unconstrained forward dynamics (smallest per-round medians, same run); "
+TITLES = ("constrained / unconstrained forward dynamics (times: smallest per-round medians; "
+          "ratios: medians of paired ratios, same run); "
           "one-off = t_c(0) − t_u(0); increments t(r) − t(r−1); target (t_c − one-off)/t_u ≤ 2",
           "against Pinocchio 4.1 (its Data reused; constraintDynamics with ProximalSettings(), "
           "mu = 0, one iteration)",
@@ -366,6 +400,9 @@ def report(table):
     for title, (head, rows) in zip(TITLES, (_robot_rows(table), _pin_rows(table),
                                             _tree_rows(table))):
         B.print_table(title, head, rows)
+    note = B.ratio_note(table.rows, FIELDS)
+    if note:
+        print(f"\n{note}")
 
 
 def _markdown_table(head, rows):
@@ -380,11 +417,14 @@ def markdown(table, full):
                                             _tree_rows(table))):
         parts.append(f"## {title[0].upper()}{title[1:]}\n\n{_markdown_table(head, rows)}\n")
     calls = table.rows[0]["calls"] if table.rows else "?"
+    note = B.ratio_note(table.rows, FIELDS)
     notes = (f"Times: smallest of 10 interleaved per-round medians, {calls} calls per callable; "
-             "every ratio is of two callables timed in the same run. Pinocchio's order 1 is "
+             "every ratio is the median of the per-sweep ratios of callables timed in the same "
+             "run (quartiles in the CSV). Pinocchio's order 1 is "
              "constraintDynamics, computeConstraintDynamicsDerivatives and "
              "ν̈ = ∂ν̇/∂q·v + ∂ν̇/∂v·ν̇ + ∂ν̇/∂τ·τ̇. States with J ν = 0, checked against "
-             f"Pinocchio before timing (order 0 to {AGREE0:g}, order 1 to {AGREE1:g}).\n\n")
+             f"Pinocchio before timing (order 0 to {AGREE0:g}, order 1 to {AGREE1:g})."
+             f"{' ' + note if note else ''}\n\n")
     return B.markdown_page("Constrained forward dynamics: speed", full, "\n".join(parts), notes)
 
 

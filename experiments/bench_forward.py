@@ -11,8 +11,9 @@ a reused :class:`liedyn.Workspace` (``forward_ws_*``); at every point
 ``liedyn.inverse_dynamics`` of the same order (no workspace) is timed too,
 for the forward/inverse ratio, and at r = 0 Pinocchio's ``aba`` on the same
 tree, its ``Data`` reused. The statistic is the mean time per call (the paper's);
-ratios are medians of per-pair ratios in the same run; the CSV also has the smallest of
-the per-round medians.
+ratios are medians of per-pair ratios in the same run, with their quartiles
+(``*_q1``, ``*_q3``) and the load columns as in :mod:`experiments.bench_inverse`; the
+CSV also has the smallest of the per-round medians.
 
 Statistics, fitted laws, output (``bench_forward.*``, ``bench_forward_full.*``
 with ``--full``, ``--out DIR``), ``--resume`` and the ``--pin-max-gb`` limit
@@ -22,13 +23,13 @@ on Pinocchio's memory as in :mod:`experiments.bench_inverse`.
 import liedyn
 
 from . import _bench as B
-from ._timing import paired
+from ._timing import LOAD_FIELDS, paired, ratio_columns, ratio_fields
 
 FIELDS = ["sweep", "n_bod", "N", "r", "calls", "forward_mean_s", "forward_round_median_min_s",
           "forward_ws_mean_s", "forward_ws_round_median_min_s",
-          "inverse_mean_s", "inverse_round_median_min_s", "forward_over_inverse",
-          "pinocchio_aba_mean_s", "pinocchio_aba_round_median_min_s", "forward_over_pinocchio",
-          "forward_ws_over_pinocchio"]
+          "inverse_mean_s", "inverse_round_median_min_s", *ratio_fields("forward_over_inverse"),
+          "pinocchio_aba_mean_s", "pinocchio_aba_round_median_min_s",
+          *ratio_fields("forward_over_pinocchio", "forward_ws_over_pinocchio"), *LOAD_FIELDS]
 
 
 def callables(model, r, args, rng):
@@ -54,12 +55,12 @@ def fields(t):
                forward_round_median_min_s=tf["round_median_min"], forward_ws_mean_s=tw["mean"],
                forward_ws_round_median_min_s=tw["round_median_min"], inverse_mean_s=ti["mean"],
                inverse_round_median_min_s=ti["round_median_min"],
-               forward_over_inverse=paired(tf, ti)["median"])
+               **ratio_columns("forward_over_inverse", paired(tf, ti)))
     if "pin" in t:
         row.update(pinocchio_aba_mean_s=t["pin"]["mean"],
                    pinocchio_aba_round_median_min_s=t["pin"]["round_median_min"],
-                   forward_over_pinocchio=paired(tf, t["pin"])["median"],
-                   forward_ws_over_pinocchio=paired(tw, t["pin"])["median"])
+                   **ratio_columns("forward_over_pinocchio", paired(tf, t["pin"])),
+                   **ratio_columns("forward_ws_over_pinocchio", paired(tw, t["pin"])))
     return row
 
 

@@ -11,7 +11,12 @@ with a reused :class:`liedyn.Workspace` (``liedyn_ws_*``), and of
 Pinocchio's ``rnea`` (order 0, its ``Data`` reused, as a Pinocchio user
 calls it) on the same tree in the same run; each ratio is the median of the
 per-pair ratios of the two callables alternated in that run
-(:func:`experiments._timing.paired`). The CSV also has the smallest of the 10
+(:func:`experiments._timing.paired`), with the quartiles of those ratios
+beside it (``*_q1``, ``*_q3``) and, in every row, the machine's 1-minute
+load average before and after its tree size was timed and its cores
+(``load1_before``, ``load1_after``, ``cores``); when the load or the spread
+makes the ratios unreliable (:func:`experiments._timing.unreliable`), the
+run says so. The CSV also has the smallest of the 10
 per-round medians (``*_round_median_min_s``), a statistic robust to other
 load on a shared machine. The paper's laws are fitted to the means by least
 squares: ``t = c₀ + c₁ N`` per order and ``t = c₀ + c₁ r + c₂ r²`` at N = 101
@@ -32,12 +37,12 @@ machine at this code version (every row records both).
 import liedyn
 
 from . import _bench as B
-from ._timing import paired
+from ._timing import LOAD_FIELDS, paired, ratio_columns, ratio_fields
 
 FIELDS = ["sweep", "n_bod", "N", "r", "calls", "liedyn_mean_s", "liedyn_round_median_min_s",
           "liedyn_ws_mean_s", "liedyn_ws_round_median_min_s",
-          "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio",
-          "liedyn_ws_over_pinocchio"]
+          "pinocchio_mean_s", "pinocchio_round_median_min_s",
+          *ratio_fields("liedyn_over_pinocchio", "liedyn_ws_over_pinocchio"), *LOAD_FIELDS]
 
 
 def callables(model, r, args, rng):
@@ -62,8 +67,8 @@ def fields(t):
     if "pin" in t:
         row.update(pinocchio_mean_s=t["pin"]["mean"],
                    pinocchio_round_median_min_s=t["pin"]["round_median_min"],
-                   liedyn_over_pinocchio=paired(t["liedyn"], t["pin"])["median"],
-                   liedyn_ws_over_pinocchio=paired(t["liedyn_ws"], t["pin"])["median"])
+                   **ratio_columns("liedyn_over_pinocchio", paired(t["liedyn"], t["pin"])),
+                   **ratio_columns("liedyn_ws_over_pinocchio", paired(t["liedyn_ws"], t["pin"])))
     return row
 
 

@@ -12,7 +12,11 @@ same files with its own URDF parser (free flyer for a floating base).
 
 Per robot, every callable is timed interleaved with the others
 (:func:`experiments._bench.time_calls`), so a burst of other load on the
-machine falls on all of them alike:
+machine falls on all of them alike; each ratio is the median of the
+per-pair ratios (:func:`experiments._timing.paired`) with its quartiles
+(``*_q1``, ``*_q3``), and every row has the machine's 1-minute load average
+before and after its robot was timed (``load1_before``, ``load1_after``,
+``cores``); the run says when these make the ratios unreliable:
 
 * ``liedyn.inverse_dynamics`` and ``liedyn.forward_dynamics`` at r = 0, 1, 2,
   5, each with its :class:`liedyn.Workspace` (Pinocchio likewise reuses its
@@ -45,16 +49,16 @@ from tqdm import tqdm
 
 import liedyn
 from experiments import _bench as B
-from experiments._timing import paired
+from experiments._timing import LOAD_FIELDS, paired, ratio_columns, ratio_fields, time_calls_loaded
 from models.example_robots import ROBOTS, load_robot, pinocchio_from_urdf, robot_path
 from models.trees import joint_sample
 
 ORDERS = (0, 1, 2, 5)
 ALGOS = ("inverse", "forward")
 FIELDS = ["robot", "bodies", "nv", "algo", "r", "calls", "liedyn_mean_s", "liedyn_round_median_min_s",
-          "liedyn_default_mean_s", "liedyn_default_round_median_min_s", "pinocchio_route", "pinocchio_mean_s", "pinocchio_round_median_min_s", "liedyn_over_pinocchio",
-          "liedyn_default_over_pinocchio", "max_rel_err_vs_pinocchio",
-          "energy_rel_err_vs_pinocchio"]
+          "liedyn_default_mean_s", "liedyn_default_round_median_min_s", "pinocchio_route", "pinocchio_mean_s", "pinocchio_round_median_min_s",
+          *ratio_fields("liedyn_over_pinocchio", "liedyn_default_over_pinocchio"),
+          "max_rel_err_vs_pinocchio", "energy_rel_err_vs_pinocchio", *LOAD_FIELDS]
 PIN_ROUTE = {("inverse", 0): "rnea", ("forward", 0): "aba",
              ("inverse", 1): "computeRNEADerivatives + 3 products",
              ("forward", 1): "computeABADerivatives + 3 products"}
@@ -151,7 +155,7 @@ def measure(args, table, names):
         fns = _liedyn_calls(model, state)
         pfns, err = _pinocchio(model, nm, state, args.pin_max_gb)
         fns.update({("pin",) + k: f for k, f in pfns.items()})
-        times = B.time_calls(fns, B.calls_for(args))
+        times, load = time_calls_loaded(fns, B.calls_for(args))
         for a in ALGOS:
             for r in ORDERS:
                 t, u = times[(a, r, "workspace")], times[(a, r, "default")]
@@ -159,13 +163,13 @@ def measure(args, table, names):
                            calls=t["calls"], liedyn_mean_s=t["mean"],
                            liedyn_round_median_min_s=t["round_median_min"],
                            liedyn_default_mean_s=u["mean"],
-                           liedyn_default_round_median_min_s=u["round_median_min"])
+                           liedyn_default_round_median_min_s=u["round_median_min"], **load)
                 p = times.get(("pin", a, r))
                 if p is not None:
                     row.update(pinocchio_route=PIN_ROUTE[(a, r)], pinocchio_mean_s=p["mean"],
                                pinocchio_round_median_min_s=p["round_median_min"],
-                               liedyn_over_pinocchio=paired(t, p)["median"],
-                               liedyn_default_over_pinocchio=paired(u, p)["median"],
+                               **ratio_columns("liedyn_over_pinocchio", paired(t, p)),
+                               **ratio_columns("liedyn_default_over_pinocchio", paired(u, p)),
                                max_rel_err_vs_pinocchio=err[(a, r)][0],
                                energy_rel_err_vs_pinocchio=err[(a, r)][1])
                 table.add(**row)
@@ -271,6 +275,9 @@ def main(argv=None):
     stem, table = B.open_table(args, "bench_robots", FIELDS, ["robot", "algo", "r"])
     measure(args, table, args.robots)
     report(table, args.robots)
+    note = B.ratio_note(table.rows, FIELDS)
+    if note:
+        print(f"\n{note}")
     png = plot(table, args.robots, stem)
     print(f"\nwrote {stem}.csv and {png}")
     return table

@@ -19,7 +19,9 @@ Sections (column ``section`` of the CSV):
   flags ``FLAGS``) timed from C by its own harness (no Python in the loop),
   interleaved with the authors' C++ (``reference-cpp/``'s harness, when it is
   found next to the repository) on the same tree and state; code-generation
-  and compile times. Targets: ratio ≤ 1.0 at N = 7, r = 0, 1, 5, 10. At
+  and compile times; the ratio C / C++ is the median of the per-round
+  ratios (each round: the median of the C samples against the C++ harness's
+  number), with quartiles ``ratio_q1``, ``ratio_q3``. Targets: ratio ≤ 1.0 at N = 7, r = 0, 1, 5, 10. At
   N = 101 (``--full``) r = 0, 1, 2 are reported: the compile time grows
   about fourfold per order there (24 s, 97 s, 395 s for the inverse map on
   this machine), so r = 5 and 10 would take hours to compile and are not
@@ -28,7 +30,8 @@ Sections (column ``section`` of the CSV):
   Taylor-mode baseline (``liedyn.baselines.taylor_jax``, ``by_level=True``: the
   bodies of one depth batched, a graph XLA compiles in far less time;
   ``jax.jit``-compiled;
-  compile time apart, column ``trace_s``), interleaved; ratio kernel / Taylor;
+  compile time apart, column ``trace_s``), interleaved; ratio kernel / Taylor,
+  the median of the per-pair ratios (:func:`experiments._timing.paired`);
   each order in its own interpreter (XLA can abort on a large graph: an
   order that fails is recorded, ``unit = "compile failed"``). Target ≤ 0.1 at
   r = 5, N = 101 (``--full``, which also sweeps r = 0..10 at N = 11).
@@ -52,15 +55,16 @@ import liedyn
 from liedyn import symbolic as lds
 from liedyn.symbolic import codegen
 
-from ._bench import parser, save
+from ._bench import parser, ratio_note, save
 from ._provenance import stamp
 from ._table import output_stem, write_rows
-from ._timing import time_calls
+from ._timing import (LOAD_FIELDS, load_columns, machine_load, paired, paired_stats,
+                      ratio_columns, time_calls_loaded)
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(os.environ.get("LIEDYN_REFERENCE_CPP", ROOT.parent / "shared" / "reference-cpp"))
 FIELDS = ("section", "algo", "N", "r", "ops", "trace_s", "gen_s", "cc_s", "value", "unit",
-          "other", "ratio", "target", "met")
+          "other", "ratio", "ratio_q1", "ratio_q3", "target", "met", *LOAD_FIELDS)
 
 
 def operations(f):
@@ -190,25 +194,30 @@ def c_section(rows, cases, samples, rounds, workdir):
             err = (np.max(np.abs(outs["tau"] - inv.tau)) / np.max(np.abs(inv.tau))
                    if kind == "inverse" else
                    np.max(np.abs(outs["q"][:3] - q[:3])) / np.max(np.abs(q[:3])))
-            c_t, cpp_t = [], []
+            c_t, pairs = [], []
+            before = machine_load()
             case_file = Path(workdir) / f"case_{N}_{r}.txt"
             if harness:
                 _write_case(case_file, model, C0, V, q, inv.base_wrench, inv.tau)
             for _ in range(rounds):
-                c_t += list(codegen.run_timer(f, exe, ins, samples=samples)[1])
+                c_round = list(codegen.run_timer(f, exe, ins, samples=samples)[1])
+                c_t += c_round
                 if harness:
                     out = subprocess.run([harness, "time", str(case_file),
                                           "id" if kind == "inverse" else "fd", str(r),
                                           str(samples), "0"], capture_output=True, text=True)
                     if out.returncode == 0:
-                        cpp_t.append(float(out.stdout.split()[0]))
+                        pairs.append((float(np.median(c_round)), float(out.stdout.split()[0])))
+            load = load_columns(before, machine_load())
             c_us = float(np.median(c_t))
+            cpp_t = [b for _, b in pairs]
             cpp_us = float(np.median(cpp_t)) if cpp_t else float("nan")
-            ratio = c_us / cpp_us
+            stats = paired_stats(*zip(*pairs)) if pairs else None     # round by round
+            ratio = stats["median"] if stats else float("nan")
             targeted = N == 7 and r in (0, 1, 5, 10)
             row = dict(section="c", algo=kind, N=N, r=r, ops=operations(f), trace_s=dt,
                        gen_s=gen_s, cc_s=cc_s, value=c_us, unit="us per call (generated C)",
-                       other=cpp_us, ratio=ratio)
+                       other=cpp_us, **(ratio_columns("ratio", stats) if stats else {}), **load)
             if targeted and cpp_t:
                 row.update(target=1.0, met="yes" if ratio <= 1.0 else "no")
             rows.append(row)
@@ -238,10 +247,12 @@ def taylor_point(N, r, calls):
     err = max(np.max(np.abs(tau - inv.tau)) / np.max(np.abs(inv.tau)),
               np.max(np.abs(W - inv.base_wrench)) / np.max(np.abs(inv.base_wrench)))
     ws = liedyn.Workspace(model, r)
-    res = time_calls({"kernel": lambda: liedyn.inverse_dynamics(model, C0, V, q, r, workspace=ws),
-                      "taylor": lambda: jax.block_until_ready(fn(p, s))}, calls, budget=2.0)
+    res, load = time_calls_loaded(
+        {"kernel": lambda: liedyn.inverse_dynamics(model, C0, V, q, r, workspace=ws),
+         "taylor": lambda: jax.block_until_ready(fn(p, s))}, calls, budget=2.0)
     return dict(kernel_us=res["kernel"]["mean"] * 1e6, jet_us=res["taylor"]["mean"] * 1e6,
-                compile_s=compile_s, err=float(err))
+                compile_s=compile_s, err=float(err),
+                **ratio_columns("ratio", paired(res["kernel"], res["taylor"])), **load)
 
 
 def taylor_section(rows, N, rs, calls, target_r):
@@ -274,12 +285,13 @@ def taylor_section(rows, N, rs, calls, target_r):
         d = json.loads(line[0][7:])
         k_us, j_us = d["kernel_us"], d["jet_us"]
         row = dict(section="taylor", algo="inverse", N=N, r=r, trace_s=d["compile_s"],
-                   value=k_us, unit="us per call (kernels)", other=j_us, ratio=k_us / j_us)
+                   value=k_us, unit="us per call (kernels)", other=j_us,
+                   **{k: d[k] for k in ("ratio", "ratio_q1", "ratio_q3", *LOAD_FIELDS)})
         if r == target_r:
-            row.update(target=0.1, met="yes" if k_us / j_us <= 0.1 else "no")
+            row.update(target=0.1, met="yes" if d["ratio"] <= 0.1 else "no")
         rows.append(row)
         print(f"  Taylor-mode N={N} r={r:2d}: kernels {k_us:9.1f} µs, jet {j_us:10.1f} µs, "
-              f"ratio {k_us / j_us:.3f}; XLA compile {d['compile_s']:6.1f} s; max rel. error "
+              f"ratio {d['ratio']:.3f} (median of pairs); XLA compile {d['compile_s']:6.1f} s; max rel. error "
               f"{d['err']:.1e}", flush=True)
 
 
@@ -377,6 +389,9 @@ def main(argv=None):
     stem = output_stem(args, "bench_symbolic")
     stem.parent.mkdir(parents=True, exist_ok=True)
     write_rows(f"{stem}.csv", FIELDS, rows, stamp=stamp())
+    note = ratio_note(rows, FIELDS)
+    if note:
+        print(note)
     png = plot(rows, stem)
     print(f"\nwrote {stem}.csv and {png}")
     return 0

@@ -79,8 +79,11 @@ base height settling and the vertical forces carrying the weight.
 **4. Cost.** Solo-12 standing on its four feet at rest (no event
 happens): the wall time of ``simulate(contacts=…)``, which evaluates the
 watched functions and every contact's gap at each sample in Python, against
-``simulate(constraints=…)`` holding the same feet; medians of interleaved
-runs, reported as a ratio without a target.
+``simulate(constraints=…)`` holding the same feet, the two run alternately;
+the ratio is the median of the per-pair ratios of the runs (one of each per
+pair), with its quartiles (``q1``, ``q3``) and the machine's 1-minute load
+average before and after (``load1_before``, ``load1_after``, ``cores``),
+reported without a target; the run says when these make it unreliable.
 
 Each part has fixed targets (``TARGETS`` below, written as rows with
 ``met`` yes/no, read by ``experiments.reproduce``). Writes to
@@ -107,6 +110,8 @@ from models.example_robots import load_robot
 
 from ._provenance import stamp
 from ._table import output_stem, write_rows
+from ._timing import (LOAD_FIELDS, load_columns, machine_load, paired_stats, reliability_note,
+                      unreliable)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "paper_figures"
@@ -452,7 +457,8 @@ def cost_of_events(robot, duration, dt, repeats):
     """Solo-12 standing on its feet at rest for ``duration``: the wall time
     of ``simulate(contacts=…)`` (no event happens: the watched functions are
     evaluated at every sample) against ``simulate(constraints=…)`` holding
-    the same four feet, medians of ``repeats`` interleaved runs."""
+    the same four feet, ``repeats`` pairs of runs after one of each to warm
+    up (:func:`cost_summary`)."""
     C = robot.pose0.copy()
     C[2, 3] -= robot.drop                              # feet on the ground
     state = ld.State(C, np.zeros(6), robot.q_stand, np.zeros(robot.model.n_joints))
@@ -462,6 +468,7 @@ def cost_of_events(robot, duration, dt, repeats):
                                           contacts=robot.contacts, friction=SOLO_MU,
                                           controller=robot.controller)}
     times = {k: [] for k in runs}
+    before = machine_load()
     for _ in range(repeats + 1):                       # the first round warms up
         for k, f in runs.items():
             t0 = time.perf_counter()
@@ -469,8 +476,18 @@ def cost_of_events(robot, duration, dt, repeats):
             times[k].append(time.perf_counter() - t0)
             if k == "events" and traj.events:
                 raise RuntimeError(f"standing Solo-12: unexpected events {traj.events}")
-    held, events = (float(np.median(times[k][1:])) for k in ("held", "events"))
-    return dict(held=held, events=events, ratio=events / held, steps=len(traj) - 1)
+    load = load_columns(before, machine_load())
+    return dict(cost_summary(times["held"][1:], times["events"][1:]), steps=len(traj) - 1,
+                load=load)
+
+
+def cost_summary(held, events):
+    """The wall times of alternate runs, ``held[i]`` and ``events[i]`` of
+    pair i: the median of each and the median of the per-pair ratios
+    events / held (``ratio``, with its statistics in ``ratio_stats``)."""
+    ratio = paired_stats(events, held)
+    return dict(held=float(np.median(held)), events=float(np.median(events)),
+                ratio=ratio["median"], ratio_stats=ratio)
 
 
 def solo_analysis(robot, traj, g):
@@ -544,7 +561,7 @@ def completed(run, *args, **kw):
 
 # ``kind``: the part of the study a row belongs to ("sphere", "block (a) sticks", …, "solo"),
 # which experiments._targets puts before the quantity in a target's name.
-FIELDS = ["kind", "quantity", "value", "unit", "target", "met"]
+FIELDS = ["kind", "quantity", "value", "unit", "target", "met", "q1", "q3", *LOAD_FIELDS]
 BOUNCE_FIELDS = ["n", "t_sim", "t_closed", "t_error", "h_sim", "h_closed", "h_error",
                  "energy_loss", "loss_closed", "loss_error"]
 
@@ -808,18 +825,27 @@ def main(argv=None):
     report(sphere, sweep, blocks, solo, seconds, g)
     print(f"cost of events: Solo-12 standing {cfg['cost_time']:g} s ({cost['steps']} steps): "
           f"contacts= {cost['events']:.3f} s, constraints= {cost['held']:.3f} s, "
-          f"ratio {cost['ratio']:.2f} (medians of {cfg['cost_repeats']} interleaved runs)")
+          f"ratio {cost['ratio']:.2f} (median of {cfg['cost_repeats']} paired runs, IQR "
+          f"{cost['ratio_stats']['q1']:.2f}–{cost['ratio_stats']['q3']:.2f})")
+    load = cost["load"]
+    note = reliability_note(unreliable(load["load1_before"], load["load1_after"], load["cores"],
+                                       {"contacts= / constraints=":
+                                        cost["ratio_stats"]["spread"]}), "cost numbers")
+    if note:
+        print(note)
     for part, msg in stopped.items():
         if msg is not None:
             print(f"{part}: {msg}")
     rows = rows_of(sphere, sweep, blocks, solo, g, stopped)
     rows += [_row("runtime", f"{part} (simulation and analysis)", s, "s")
              for part, s in seconds.items()]
-    rows += [_row("cost", "Solo-12 standing, no event: simulate(contacts=) wall time", cost["events"],
-                  "s"),
-             _row("cost", "the same held with simulate(constraints=)", cost["held"], "s"),
-             _row("cost", "ratio contacts= / constraints= (one run, interleaved medians)",
-                  cost["ratio"], "x")]
+    cost_rows = [_row("cost", "Solo-12 standing, no event: simulate(contacts=) wall time",
+                      cost["events"], "s"),
+                 _row("cost", "the same held with simulate(constraints=)", cost["held"], "s"),
+                 dict(_row("cost", "ratio contacts= / constraints= (median of paired runs)",
+                           cost["ratio"], "x"),
+                      q1=cost["ratio_stats"]["q1"], q3=cost["ratio_stats"]["q3"])]
+    rows += [dict(r, **cost["load"]) for r in cost_rows]
     print()
     for r in rows:
         if r["met"]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import liedyn as ld
-from experiments import _targets
+from experiments import _targets, _timing
 from experiments import bench_contact as BC
 from models.example_robots import load_robot, pinocchio_from_urdf, robot_path
 
@@ -80,3 +80,32 @@ def test_a_different_problem_in_pinocchio_is_refused():
     _, err = BC.pinocchio_calls(model, br, cs, ld.Contact3D, FEET, state)
     BC.require_agreement("solo12", err)
     assert err[0] <= BC.AGREE0 and err[1] <= BC.AGREE1
+
+
+def _timing_of(per_sweep):
+    """A time_calls timing with one call per sweep, of the given seconds."""
+    x = np.asarray(per_sweep, float)
+    return {"samples": x, "sweeps": np.arange(x.size), "mean": x.mean(),
+            "round_median_min": x.min(), "calls": x.size}
+
+
+def test_split_ratios_are_medians_of_per_sweep_ratios():
+    """Fake timings of one run: the ratio, the one-off work and the target
+    value are medians over the sweeps of the per-sweep quantities, not
+    ratios of means; a burst in one sweep moves none of them."""
+    c = _timing_of([3.0, 3.0, 30.0, 3.0, 3.0])     # sweep 2: a burst of other load on c
+    u = _timing_of([1.0, 1.5, 1.0, 1.0, 1.0])
+    c0 = _timing_of([2.0, 2.0, 2.0, 2.0, 2.0])
+    u0 = _timing_of([1.0, 1.0, 1.0, 1.0, 1.0])
+    ratio, one_off, target = BC.split_stats(c, u, c0, u0)
+    assert ratio["median"] == 3.0 and ratio["q1"] == 3.0 and ratio["q3"] == 3.0
+    assert one_off["median"] == 1.0
+    assert target["median"] == 2.0                   # (3 − 1) / 1
+    assert np.mean(c["samples"]) / np.mean(u["samples"]) > 7.0
+    times = {(k, r, "yes"): t for k, r, t in (("cfd", 0, c0), ("fd", 0, u0),
+                                              ("cfd", 1, c), ("fd", 1, u))}
+    rows = BC.split_rows(times, (0, 1), "yes")
+    assert rows[0]["ratio"] == 2.0 and "met" not in rows[0]
+    assert rows[1]["ratio"] == 3.0 and rows[1]["target_value"] == 2.0 and rows[1]["met"] == "yes"
+    assert rows[1]["increment_s"] == 1.0 and rows[1]["baseline_increment_s"] == 0.0
+    assert set(_timing.ratio_fields("ratio", "target_value")) <= set(rows[1])

@@ -124,3 +124,11 @@ def test_block_closed_forms_obey_newton():
     assert s[2] == s[1] and math.isclose(s[1], CE.LAUNCH ** 2 / (2 * -sliding(CE.MU_STICK)),
                                          rel_tol=1e-14)
     assert CE.MU_SLIDE < math.tan(th) < CE.MU_STICK
+
+
+def test_the_cost_ratio_is_the_median_of_paired_runs():
+    """Alternate runs of constraints= and contacts=: the ratio is the median
+    of the per-pair ratios (2, 2, 4 → 2), not the ratio of the medians."""
+    c = CE.cost_summary([1.0, 2.0, 1.0], [2.0, 4.0, 4.0])
+    assert c["ratio"] == 2.0 and c["held"] == 1.0 and c["events"] == 4.0
+    assert c["ratio_stats"]["q1"] == 2.0 and c["ratio_stats"]["q3"] == 3.0

@@ -67,6 +67,35 @@ def test_paired_rejects_timings_not_timed_together():
         _timing.paired(t, {"samples": np.ones(1), "sweeps": np.array([5])})
 
 
+def test_sweep_medians_align_several_timings():
+    """Three timings paired sweep by sweep: only the sweeps all ran in."""
+    ta = {"samples": np.array([1.0, 3.0, 4.0, 8.0]), "sweeps": np.array([0, 0, 1, 2])}
+    tb = {"samples": np.array([1.0, 2.0, 5.0]), "sweeps": np.array([0, 1, 2])}
+    tc = {"samples": np.array([7.0, 9.0]), "sweeps": np.array([0, 2])}
+    a, b, c = _timing.sweep_medians(ta, tb, tc)
+    assert a.tolist() == [2.0, 8.0] and b.tolist() == [1.0, 5.0] and c.tolist() == [7.0, 9.0]
+    with pytest.raises(ValueError, match=r"timings\[2\]"):
+        _timing.sweep_medians(ta, tb, {"samples": np.ones(1), "sweeps": np.array([9])})
+
+
+def test_ratio_columns_and_rows_judged_by_the_load_rule():
+    s = _timing.paired_stats([2.0, 3.0, 10.0, 4.0, 6.0], [1.0, 2.0, 2.0, 2.0, 2.0])
+    cols = _timing.ratio_columns("x_over_y", s)
+    assert cols == {"x_over_y": 2.0, "x_over_y_q1": 2.0, "x_over_y_q3": 3.0}
+    assert _timing.ratio_fields("x_over_y") == list(cols)
+    load = dict(load1_before=0.2, load1_after="0.4", cores="2")
+    tight = dict(load, x_over_y=2.0, x_over_y_q1=1.9, x_over_y_q3=2.1)
+    assert _timing.rows_unreliable([tight, dict(load, x_over_y="")], ["x_over_y"]) == []
+    assert _timing.reliability_note([]) == ""
+    wide = _timing.rows_unreliable([tight, dict(tight, x_over_y_q3=3.0)], ["x_over_y"])
+    assert len(wide) == 1 and "1 of 2" in wide[0]
+    loaded = _timing.rows_unreliable([tight, dict(tight, load1_after=2.5)], ["x_over_y"])
+    assert "2.50" in loaded[0] and "unreliable" in _timing.reliability_note(loaded)
+    assert "not recorded" in _timing.rows_unreliable([dict(tight, cores="")], ["x_over_y"])[0]
+    assert "not medians" in _timing.rows_unreliable([dict(tight, x_over_y_q1="")],
+                                                    ["x_over_y"])[0]
+
+
 # ------------------------------------------------------------ load rule --
 
 def test_the_load_rule():
