@@ -18,16 +18,25 @@ On the floating aerial manipulator (SPEC §8) with elastic joints:
 
 The callables are timed interleaved, in rounds, so that they share the
 machine's load; the statistic is the median per call (the mean is also
-recorded). The step's overhead is its median minus the sum of its single
-calls' medians; the 1 kHz share is the median over 1 ms.
+recorded); the 1 kHz share is the median over 1 ms. A step is compared with
+its two single calls sweep by sweep (:func:`experiments._timing.sweep_medians`:
+the median call of each in the same sweep): its **overhead** (errors, gains,
+actuator map) is the median over the sweeps of ``step − forward − inverse``,
+and its ratio to the single calls the median of the per-sweep ratios
+``step / (forward + inverse)``, each with its quartiles (:func:`step_stats`).
+The machine's 1-minute load average before and after the timing is
+recorded; when it or the spread of the ratios breaks the rule of
+:func:`experiments._timing.unreliable`, the run says that its numbers are
+unreliable.
 
 Writes ``paper_figures/bench_control.csv`` (``_full`` with ``--full``,
 ``--out DIR`` for another folder), one row per callable with the machine and
-code version (:mod:`experiments._provenance`).
+code version (:mod:`experiments._provenance`), the steps' overhead and ratio
+columns, and the load columns (:data:`experiments._timing.LOAD_FIELDS`) on
+every row.
 """
 
 import argparse
-import csv
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +45,10 @@ import liedyn
 from liedyn import control
 
 from experiments import _provenance
-from experiments._timing import time_calls
+from experiments._table import write_rows
+from experiments._timing import (LOAD_FIELDS, paired_stats, ratio_columns, ratio_fields,
+                                 reliability_note, rows_unreliable, sweep_medians,
+                                 time_calls_loaded)
 from experiments.elastic_tracking import (MOTOR_INERTIA, POLES, ROTOR_POLES, STIFFNESS,
                                           TIME_CONSTANT, perturbed_start, reference_target)
 from models.aerial_manipulator import aerial_manipulator, allocation_matrix
@@ -48,6 +60,10 @@ QUICK_CALLS, FULL_CALLS = 20_000, 200_000
 ROUNDS = 10
 WARMUP = 500
 BUDGET_1KHZ = 1e-3        # s
+PARTS = {"elastic step": ("forward order 1", "inverse order 2"),
+         "rotor-lag step": ("forward order 0", "inverse order 1")}
+FIELDS = ["callable", "median_us", "mean_us", "calls", "share_1kHz",
+          *ratio_fields("overhead_us", "ratio"), *LOAD_FIELDS]
 
 
 def callables(t=1.7):
@@ -91,6 +107,34 @@ def callables(t=1.7):
     }
 
 
+def step_stats(step, forward, inverse):
+    """A step against its two single calls, three timings of one
+    :func:`experiments._timing.time_calls` run, paired sweep by sweep (the
+    median call of each in every sweep all three ran in): ``(overhead,
+    ratio)``, the :func:`experiments._timing.paired_stats` of
+    ``step − forward − inverse`` (seconds) and of ``step / (forward + inverse)``."""
+    s, f, i = sweep_medians(step, forward, inverse)
+    return paired_stats(s, f + i, np.subtract), paired_stats(s, f + i)
+
+
+def table_rows(res, load):
+    """The CSV rows of the timings ``res``: one per callable, a step's with
+    its overhead (µs) and ratio (:func:`step_stats`), every row with the
+    ``load`` columns (:func:`experiments._timing.load_columns`)."""
+    rows = []
+    for name, r in res.items():
+        row = dict(callable=name, median_us=f"{r['median'] * 1e6:.3f}",
+                   mean_us=f"{r['mean'] * 1e6:.3f}", calls=r["calls"],
+                   share_1kHz=f"{r['median'] / BUDGET_1KHZ:.5f}", **load)
+        if name in PARTS:
+            overhead, ratio = step_stats(r, *(res[p] for p in PARTS[name]))
+            row |= ratio_columns("overhead_us", {k: overhead[k] * 1e6 for k in ("median", "q1",
+                                                                                 "q3")})
+            row |= ratio_columns("ratio", ratio)
+        rows.append(row)
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help=f"{FULL_CALLS} timed calls each "
@@ -99,30 +143,30 @@ def main(argv=None):
                     help="output folder (default: the repository's paper_figures/)")
     args = ap.parse_args(argv)
     calls = FULL_CALLS if args.full else QUICK_CALLS
-    res = time_calls(callables(), calls, warmup=WARMUP, rounds=ROUNDS)
-    parts = {"elastic step": ("forward order 1", "inverse order 2"),
-             "rotor-lag step": ("forward order 0", "inverse order 1")}
+    res, load = time_calls_loaded(callables(), calls, warmup=WARMUP, rounds=ROUNDS)
+    rows = table_rows(res, load)
     print(f"One controller step on the floating aerial manipulator ({calls} calls each, "
           f"median per call; workspaces reused)")
     print(f"  {'callable':<18} {'median µs':>10} {'mean µs':>9} {'1 kHz share':>12}")
     for name, r in res.items():
         print(f"  {name:<18} {r['median'] * 1e6:>10.2f} {r['mean'] * 1e6:>9.2f} "
               f"{r['median'] / BUDGET_1KHZ:>11.2%}")
-    for step, (fd, idn) in parts.items():
-        single = res[fd]["median"] + res[idn]["median"]
-        print(f"  {step}: {res[step]['median'] * 1e6:.2f} µs = {fd} + {idn} "
-              f"({single * 1e6:.2f} µs) + {(res[step]['median'] - single) * 1e6:.2f} µs of "
-              f"errors, gains and actuator map")
-    stamp = _provenance.stamp()
+    for row in rows:
+        if row["callable"] in PARTS:
+            fd, idn = PARTS[row["callable"]]
+            print(f"  {row['callable']}: {fd} + {idn} + {row['overhead_us']:.2f} µs of errors, "
+                  f"gains and actuator map (IQR {row['overhead_us_q1']:.2f}–"
+                  f"{row['overhead_us_q3']:.2f}); ×{row['ratio']:.2f} the two calls (IQR "
+                  f"{row['ratio_q1']:.2f}–{row['ratio_q3']:.2f}); medians over the sweeps")
+    print(f"  1-minute load average {load['load1_before']:.2f} before, "
+          f"{load['load1_after']:.2f} after ({load['cores']} cores)")
+    note = reliability_note(rows_unreliable(rows, ["ratio"], lambda r, n: r["callable"]),
+                            "overheads and ratios")
+    if note:
+        print(note)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / ("bench_control_full.csv" if args.full else "bench_control.csv")
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(list(stamp) + ["callable", "median_us", "mean_us", "calls", "share_1kHz"])
-        for name, r in res.items():
-            w.writerow(list(stamp.values()) + [name, f"{r['median'] * 1e6:.3f}",
-                                               f"{r['mean'] * 1e6:.3f}", r["calls"],
-                                               f"{r['median'] / BUDGET_1KHZ:.5f}"])
+    write_rows(path, FIELDS, rows, stamp=_provenance.stamp())
     print(f"wrote {path}")
 
 
