@@ -36,13 +36,21 @@ Measured on this machine, in the same run:
   default of ``monte_carlo``): the distribution of the final joint and base
   errors and the fraction that diverge;
 * **speed-up**: the same ``speedup_runs`` runs on a local cluster of 1 and
-  of 2 worker processes (both open, alternated three times, the least time
-  of each), and on Dask's threaded scheduler with 2 threads (processes or
-  threads: the decision ``monte_carlo``'s default follows); efficiency = ``T₁ / (2 T₂)``. The CPU share inside the
-  tasks (CPU time over wall time, ``s``) tells how much of a core each
-  worker had: the machine is shared, its load average is recorded, and
-  ``T₁ s₁ / (2 T₂ s₂)`` is the efficiency with each time scaled to a whole
-  core per worker;
+  of 2 worker processes (both open) and on Dask's threaded scheduler with 2
+  threads (processes or threads: the decision ``monte_carlo``'s default
+  follows), the three alternated ``SPEEDUP_REPEAT`` times, so that each
+  alternation is a set of paired runs that shared the machine's load. Each
+  speed-up is the **median of the per-alternation ratios** ``T₁ / T₂`` and
+  ``T₁ / T_threads``, with its quartiles (:func:`speedup_stats`; the times
+  written are the medians of each); efficiency = ``T₁ / (2 T₂)``. The CPU
+  share inside the tasks (CPU time over wall time, ``s``) tells how much of
+  a core each worker had, and ``T₁ s₁ / (2 T₂ s₂)``, again a median of
+  per-alternation values, is the efficiency with each time scaled to a
+  whole core per worker. The 1-minute load average before and after the
+  alternations is recorded beside the ratios (``load1_before``,
+  ``load1_after``, ``cores``), and a run whose load or ratio spread breaks
+  the rule of :func:`experiments._timing.unreliable` says that its
+  speed-ups are unreliable;
 * **per-task overhead against task size**: ``overhead_runs`` short runs on
   one worker with 1 to 48 runs per task; the time outside the runs,
   ``wall − Σ run``, fitted as ``a + o · tasks`` gives the per-task overhead
@@ -57,7 +65,7 @@ Measured on this machine, in the same run:
 
 Writes to ``paper_figures/`` (``--out DIR`` for another folder; ``_full``
 names with ``--full``): ``monte_carlo.csv`` (the measurements, one row per
-quantity), ``monte_carlo_runs.csv`` (one row per run) and
+quantity; a paired ratio with ``q1``, ``q3`` and the load columns), ``monte_carlo_runs.csv`` (one row per run) and
 ``monte_carlo.png``. ``--store DIR`` keeps the study's Zarr store there
 (a rerun then computes only the runs it lacks; ``--trajectories`` writes
 every run's trajectory too); without it the store is a temporary folder.
@@ -80,6 +88,8 @@ import liedyn as ld
 from liedyn import control, se3
 from liedyn.distributed.monte_carlo import CLUSTER_BREAK_EVEN
 from experiments._table import output_stem
+from experiments._timing import (LOAD_FIELDS, load_columns, machine_load, paired_stats,
+                                 reliability_note, unreliable)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "paper_figures"
@@ -99,7 +109,7 @@ QUICK = dict(runs=1000, horizon=0.4, dt=5e-3, speedup_runs=40, overhead_runs=48,
 FULL = dict(runs=10000, horizon=1.0, dt=5e-3, speedup_runs=200, overhead_runs=128,
             batch_samples=100000)
 SPEEDUP_TASK = 4                      # runs per task of the speed-up measurement
-SPEEDUP_REPEAT = 3                    # alternations of 1 and 2 workers
+SPEEDUP_REPEAT = 3                    # alternations of 1 worker, 2 workers and threads
 OVERHEAD_HORIZON = 0.02               # s: the short runs of the overhead sweep (4 steps)
 TASK_SIZES = (1, 2, 4, 8, 16, 48)
 LEVEL_BINS = 5
@@ -214,19 +224,6 @@ def cpu_share(result):
     return sum(t["cpu_seconds"] for t in result.tasks) / wall if wall > 0 else math.nan
 
 
-def study_time(cfg, client, repeat=2):
-    """``(wall time, CPU share, first-call seconds)`` of ``speedup_runs`` runs on
-    ``client``, after a two-run call that loads the kernels in every worker
-    (timed: the third value), so that the time is the runs'."""
-    t0 = time.perf_counter()
-    run_study(2, cfg["horizon"], cfg["dt"], client=client, runs_per_task=1)
-    first = time.perf_counter() - t0
-    R = cfg["speedup_runs"]
-    t, res = best_time(lambda: run_study(R, cfg["horizon"], cfg["dt"], client=client,
-                                         runs_per_task=SPEEDUP_TASK), repeat)
-    return t, cpu_share(res), first
-
-
 def overhead_sweep(cfg, client, log):
     """Per-task overhead on one worker: rows ``(runs per task, tasks, wall,
     Σ run seconds)`` and the fit ``wall − Σ run = a + o · tasks``."""
@@ -309,13 +306,6 @@ def batch_timing(model, C, V, q, client=None):
     return rows
 
 
-def load_average():
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return math.nan
-
-
 def timed_runs(cfg, client):
     """``(wall time, CPU share)`` of ``speedup_runs`` runs on ``client``."""
     t0 = time.perf_counter()
@@ -324,12 +314,32 @@ def timed_runs(cfg, client):
     return time.perf_counter() - t0, cpu_share(res)
 
 
+SPEEDUP_KEYS = ("T1", "cpu1", "T2", "cpu2", "Tthreads", "cpu_threads")
+
+
+def speedup_stats(samples):
+    """The speed-ups of ``samples``, one dict per alternation with the wall
+    times and CPU shares of its runs on 1 and 2 worker processes and on
+    threads (:data:`SPEEDUP_KEYS`): the median of each time and share, and
+    the :func:`experiments._timing.paired_stats` over the alternations of
+    ``T1 / T2`` (``s12``), ``T1 / Tthreads`` (``s_threads``) and
+    ``T1 s1 / (2 T2 s2)`` (``eff_cpu``); ``ratios`` the per-pair ``T1 / T2``."""
+    x = {k: np.array([p[k] for p in samples], float) for k in SPEEDUP_KEYS}
+    out = {k: float(np.median(v)) for k, v in x.items()}
+    out["s12"] = paired_stats(x["T1"], x["T2"])
+    out["s_threads"] = paired_stats(x["T1"], x["Tthreads"])
+    out["eff_cpu"] = paired_stats(x["T1"] * x["cpu1"], 2.0 * x["T2"] * x["cpu2"])
+    out["ratios"] = list(x["T1"] / x["T2"])
+    return out
+
+
 def measure(cfg, log):
-    """Speed-up (1 and 2 worker processes alternated ``SPEEDUP_REPEAT``
-    times, both clusters open, so that the load of the shared machine
-    drifts alike for both; the least time of each), per-task overhead,
+    """Speed-up (1 and 2 worker processes and threads alternated
+    ``SPEEDUP_REPEAT`` times, both clusters open, so that the load of the
+    shared machine falls alike on the runs of one alternation;
+    :func:`speedup_stats`, between two load readings), per-task overhead,
     batches and the scheduler's task rate."""
-    out = dict(load=[load_average()])
+    out = dict(load=[machine_load()["load1"]])
     cores = ld.algorithm.batch.available_cores()
     model, C, V, q = batch_inputs(cfg)
     with local_cluster(1) as one:
@@ -339,27 +349,29 @@ def measure(cfg, log):
             t0 = time.perf_counter()
             run_study(2, cfg["horizon"], cfg["dt"], client=two, runs_per_task=1)
             out["first2"] = time.perf_counter() - t0
-            run_study(2, cfg["horizon"], cfg["dt"], client=one, runs_per_task=1)
-            pairs = [(timed_runs(cfg, one), timed_runs(cfg, two)) for _ in range(SPEEDUP_REPEAT)]
-            (out["T1"], out["cpu1"]) = min(p[0] for p in pairs)
-            (out["T2"], out["cpu2"]) = min(p[1] for p in pairs)
-            out["ratios"] = [p[0][0] / p[1][0] for p in pairs]
+            for client in (one, "threads"):               # kernels loaded before timing
+                run_study(2, cfg["horizon"], cfg["dt"], client=client, runs_per_task=1)
+            before = machine_load()
+            samples = [dict(zip(SPEEDUP_KEYS, (*timed_runs(cfg, one), *timed_runs(cfg, two),
+                                               *timed_runs(cfg, "threads"))))
+                       for _ in range(SPEEDUP_REPEAT)]
+            out["speedup_load"] = load_columns(before, machine_load())
+            out |= speedup_stats(samples)
             log(f"  {cfg['speedup_runs']} runs on 1 worker process: {out['T1']:.2f} s (CPU share "
                 f"in the tasks {out['cpu1']:.2f}); on 2: {out['T2']:.2f} s (CPU share "
-                f"{out['cpu2']:.2f}); pairwise ratios "
+                f"{out['cpu2']:.2f}); on Dask's threaded scheduler ({cores} threads): "
+                f"{out['Tthreads']:.2f} s (CPU share {out['cpu_threads']:.2f}); medians of "
+                f"{SPEEDUP_REPEAT} alternations, pairwise ratios T1/T2 "
                 f"{', '.join(f'{x:.2f}' for x in out['ratios'])}")
-            out["load"].append(load_average())
+            out["load"].append(machine_load()["load1"])
             out["batch"] = batch_timing(model, C, V, q, two)
             out["rate2"] = scheduler_rate(two)
         log(f"Per-task overhead (one worker, runs of {OVERHEAD_HORIZON:g} s):")
         out["overhead"] = overhead_sweep(cfg, one, log)
         out["rate1"] = scheduler_rate(one)
-    out["load"].append(load_average())
-    out["Tthreads"], out["cpu_threads"], _ = study_time(cfg, "threads", repeat=1)
-    log(f"  {cfg['speedup_runs']} runs on Dask's threaded scheduler ({cores} threads): "
-        f"{out['Tthreads']:.2f} s (CPU share {out['cpu_threads']:.2f})")
+    out["load"].append(machine_load()["load1"])
     out["batch"] = batch_timing(model, C, V, q) + out["batch"]
-    out["load"].append(load_average())
+    out["load"].append(machine_load()["load1"])
     return out
 
 
@@ -397,13 +409,24 @@ def write_runs(path, table, result, div):
                         f"{result['peak_torque_rate'][i]:.4e}", result["error"][i]])
 
 
+SUMMARY_FIELDS = ["section", "quantity", "value", "unit", "q1", "q3", *LOAD_FIELDS]
+
+
 def write_summary(path, rows):
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, ["section", "quantity", "value", "unit"])
+        w = csv.DictWriter(fh, SUMMARY_FIELDS, restval="")
         w.writeheader()
         for r in rows:
-            v = r["value"]
-            w.writerow(dict(r, value=f"{v:.6g}" if isinstance(v, float) else v))
+            w.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in r.items()})
+
+
+def paired_rows(stats, load, rows):
+    """Summary rows of paired statistics (``speedup`` section): ``rows``
+    maps a quantity to ``(key of stats, scale, unit)``; each row has the
+    median (times ``scale``), its quartiles and the ``load`` columns."""
+    return [dict(section="speedup", quantity=q, value=stats[k]["median"] * f,
+                 q1=stats[k]["q1"] * f, q3=stats[k]["q3"] * f, unit=unit, **load)
+            for q, (k, f, unit) in rows.items()]
 
 
 def divergence_by_level(table, div, bins=LEVEL_BINS):
@@ -494,7 +517,7 @@ def main(argv=None):
     if store is None:
         tmp = tempfile.mkdtemp(prefix="liedyn-monte-carlo-")
         store = Path(tmp) / "study.zarr"
-    load0 = load_average()
+    load0 = machine_load()["load1"]
     try:
         log(f"Study: {cfg['runs']} runs of {cfg['horizon']:g} s, dt = {cfg['dt']:g} s, on a "
             f"local cluster of {cores} worker processes (load average {load0:.1f})")
@@ -526,13 +549,22 @@ def main(argv=None):
 
     log("Speed-up:")
     m = measure(cfg, log)
-    s12 = m["T1"] / m["T2"]
-    s_thr = m["T1"] / m["Tthreads"]
+    s12, s_thr, eff_cpu = (m[k]["median"] for k in ("s12", "s_threads", "eff_cpu"))
     rows_o, a, o, c = m["overhead"]
-    eff_cpu = m["T1"] * m["cpu1"] / (2.0 * m["T2"] * m["cpu2"])
-    log(f"  1 → 2 worker processes: ×{s12:.2f} (efficiency {s12 / 2:.0%}; {eff_cpu:.0%} with "
-        f"each time scaled by the CPU share its workers got); 1 process → {cores} threads: "
-        f"×{s_thr:.2f}")
+    log(f"  1 → 2 worker processes: ×{s12:.2f} (IQR {m['s12']['q1']:.2f}–{m['s12']['q3']:.2f}; "
+        f"efficiency {s12 / 2:.0%}; {eff_cpu:.0%} with each time scaled by the CPU share its "
+        f"workers got); 1 process → {cores} threads: ×{s_thr:.2f} (IQR "
+        f"{m['s_threads']['q1']:.2f}–{m['s_threads']['q3']:.2f}); medians of the ratios of "
+        f"{SPEEDUP_REPEAT} alternated runs")
+    load = m["speedup_load"]
+    log(f"  1-minute load average {load['load1_before']:.2f} before the alternations, "
+        f"{load['load1_after']:.2f} after ({load['cores']} cores)")
+    note = reliability_note(unreliable(
+        load["load1_before"], load["load1_after"], load["cores"],
+        {"1 -> 2 processes": m["s12"]["spread"],
+         f"1 process -> {cores} threads": m["s_threads"]["spread"]}), "speed-ups")
+    if note:
+        log(f"  {note}")
     log(f"  per-task overhead (fit): {o * 1e3:.2f} ms per task + {a * 1e3:.0f} ms per call "
         f"(runs of {c * 1e3:.1f} ms); empty tasks: {m['rate1']:.0f}/s on 1 worker, "
         f"{m['rate2']:.0f}/s on 2")
@@ -578,13 +610,11 @@ def main(argv=None):
                   value=m["T1"], unit="s"),
              dict(section="speedup", quantity="2 processes", value=m["T2"], unit="s"),
              dict(section="speedup", quantity=f"{cores} threads", value=m["Tthreads"], unit="s"),
-             dict(section="speedup", quantity="1 -> 2 processes", value=s12, unit="x"),
-             dict(section="speedup", quantity="efficiency 1 -> 2 processes", value=s12 / 2,
-                  unit="1"),
-             dict(section="speedup", quantity="efficiency at the CPU share each got, "
-                  "T1 s1 / (2 T2 s2)", value=eff_cpu, unit="1"),
-             dict(section="speedup", quantity=f"1 process -> {cores} threads", value=s_thr,
-                  unit="x"),
+             *paired_rows(m, load, {
+                 "1 -> 2 processes": ("s12", 1.0, "x"),
+                 "efficiency 1 -> 2 processes": ("s12", 0.5, "1"),
+                 "efficiency at the CPU share each got, T1 s1 / (2 T2 s2)": ("eff_cpu", 1.0, "1"),
+                 f"1 process -> {cores} threads": ("s_threads", 1.0, "x")}),
              dict(section="speedup", quantity="CPU share in the tasks, 1 process",
                   value=m["cpu1"], unit="1"),
              dict(section="speedup", quantity="CPU share in the tasks, 2 processes",
