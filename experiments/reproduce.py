@@ -48,10 +48,12 @@ import importlib
 import importlib.util
 import io
 import json
+import signal
 import sys
+import threading
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +128,8 @@ fitted to the measured orders, drawn hollow and dashed."""
 
 @dataclass
 class StepResult:
-    """Outcome of one study: ``status`` is ``ok``, ``failed`` or ``skipped``;
+    """Outcome of one study: ``status`` is ``ok``, ``failed``, ``skipped`` or
+    ``interrupted`` (Ctrl-C: the main job stops after it);
     ``started`` (UTC), ``machine`` and ``code`` say when, where and on what
     code version it ran; ``targets`` are the targets its CSV files record as
     met or missed (:mod:`experiments._targets`); ``load`` the 1-minute load
@@ -204,7 +207,7 @@ def run_study(name, title, argv, out_dir=OUT_DIR):
         if exc.code not in (None, 0):
             status, message = "failed", f"exited with status {exc.code}"
     except KeyboardInterrupt:
-        status, message = "failed", "interrupted"
+        status, message = "interrupted", "interrupted (Ctrl-C)"
     except Exception:
         status, message = "failed", traceback.format_exc(limit=4)
     after = _snapshot(out_dir)
@@ -394,18 +397,24 @@ def main(argv=None):
         return 0
     results = []
     start = time.time()
-    for name, title, resumable in STUDIES:
-        if args.only and name not in args.only:
-            continue
-        study_argv = (["--out", str(out)] + (["--full"] if args.full else [])
-                      + (["--resume"] if args.resume and resumable else []))
-        print(f"\n=== {name}: {title} ===", flush=True)
-        res = run_study(name, title, study_argv, out)
-        if res.status != "ok":
-            print(f"--- {name}: {res.status}: {res.message.strip()}", flush=True)
-        results.append(res)
-        log[_key(name, args.full)] = asdict(res)
-        save_log(log, out)
+    with _stop_on_interrupt() as interrupted:
+        for name, title, resumable in STUDIES:
+            if args.only and name not in args.only:
+                continue
+            study_argv = (["--out", str(out)] + (["--full"] if args.full else [])
+                          + (["--resume"] if args.resume and resumable else []))
+            print(f"\n=== {name}: {title} ===", flush=True)
+            res = run_study(name, title, study_argv, out)
+            if interrupted and res.status != "interrupted":   # the study kept its finished part
+                res = replace(res, status="interrupted", message="interrupted (Ctrl-C)")
+            if res.status != "ok":
+                print(f"--- {name}: {res.status}: {res.message.strip()}", flush=True)
+            results.append(res)
+            log[_key(name, args.full)] = asdict(res)
+            save_log(log, out)
+            if interrupted:
+                print("interrupted: the studies after this one are not run", flush=True)
+                break
     total = time.time() - start
     write_readme(log, out)
     print(f"\n=== summary ({total:.0f} s) ===")
@@ -421,7 +430,31 @@ def main(argv=None):
     if out == PAPER_FIGURES.resolve():
         report_changes(out, sorted({f for r in results for f in r.files}))
     print(f"wrote {out / 'README.md'}; every output is in {where_text(out)}")
+    if interrupted:
+        return 130
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+@contextlib.contextmanager
+def _stop_on_interrupt():
+    """A list that gets an entry at Ctrl-C (SIGINT), which still raises
+    ``KeyboardInterrupt`` in the running study: a study may catch it to keep
+    what it finished, and the main job then stops after that study instead
+    of going on to the next one. Outside the main thread (no signals) the
+    list stays empty."""
+    interrupted = []
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_sigint(signum, frame):
+        interrupted.append(time.time())
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def where_text(out):

@@ -290,6 +290,10 @@ def _rotvec_jet(R):
 def _angular_velocity(orientation, representation, quaternion_order, rows):
     """``(R₀, ω^(0..rows−2))`` of an orientation jet."""
     if representation == "matrix":
+        if np.ndim(orientation) == 2 and np.shape(orientation)[1] in (3, 4):
+            raise ValueError(f"orientation: a jet of shape {np.shape(orientation)} is not rotation "
+                             f"matrices (rows, 3, 3): name its representation, "
+                             f"representation='quaternion' (with quaternion_order) or 'rotvec'")
         R = _jet_arg(orientation, "orientation", (3, 3))
         _same_rows(R, rows)
         check_rotation(R[0], "orientation[0]")

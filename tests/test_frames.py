@@ -264,3 +264,10 @@ def test_base_reference():
     b = frame_kinematics(model, C0, Vb, q, K, "base", reference="base")
     assert rel_err(b.twist[0], lwa.twist[0]) <= TOL
     assert rel_err(b.twist[1], lwa.twist[1]) > 1e-3          # p̈ ≠ d/dt of v + ω × p₀
+
+
+def test_an_unknown_frame_is_named_with_the_frames_there_are():
+    model, _ = _tree(True)
+    with pytest.raises(ValueError, match=r"^frame: unknown frame 'tool'; the model's \d+ frames: "
+                                         r"'base', "):
+        frame_pose(model, None, np.zeros(model.n_joints), "tool")

@@ -8,7 +8,10 @@ README is never rewritten; every study module takes ``--out`` (its ``main``
 runs through the fake module here, the real studies in the main job)."""
 
 import json
+import os
+import signal
 import sys
+import time
 import types
 
 import pytest
@@ -73,6 +76,43 @@ def test_a_subset_run_keeps_the_other_studies(tmp_path, monkeypatch):
     assert set(log) == {"fake_good", "fake_bad"}
     text = (tmp_path / "README.md").read_text()
     assert "fake_bad" in text and "fake_good" in text
+
+
+def test_ctrl_c_stops_the_main_job_after_the_study_it_interrupts(tmp_path, monkeypatch):
+    """A SIGINT during a study that catches it to keep its finished part (as
+    the benchmarks do), and during one that does not: either way that study
+    is recorded as interrupted, the studies after it do not run, and the
+    job returns 130."""
+    ran = []
+
+    def keeps_its_part(argv):
+        ran.append("keeps")
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            print("interrupted: writing the sections that finished")
+
+    def stops(argv):
+        ran.append("stops")
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+
+    def after(argv):
+        ran.append("after")
+
+    for name, main in (("fake_keeps", keeps_its_part), ("fake_stops", stops),
+                       ("fake_after", after)):
+        monkeypatch.setitem(sys.modules, f"experiments.{name}",
+                            types.SimpleNamespace(main=main, __spec__=object()))
+    for first in ("fake_keeps", "fake_stops"):
+        ran.clear()
+        monkeypatch.setattr(reproduce, "STUDIES", ((first, "first", False),
+                                                   ("fake_after", "after", False)))
+        assert reproduce.main(["--out", str(tmp_path)]) == 130
+        assert ran == [first.split("_")[1]]
+        assert reproduce.load_log(tmp_path)[first]["status"] == "interrupted"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_every_study_takes_out_and_full():

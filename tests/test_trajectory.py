@@ -542,3 +542,10 @@ def test_without_scipy_the_error_names_the_extra(monkeypatch):
         tr.SampledTrajectory(t, poses)
     C0, V = _random_motion(0)
     assert tr.from_pose_jet(*tr.to_pose_jet(C0, V))[1].shape == V.shape
+
+
+def test_a_quaternion_jet_without_its_representation_is_named():
+    C0, V = _random_motion(0)
+    p, quat = tr.to_pose_jet(C0, V, representation="quaternion", quaternion_order="wxyz")
+    with pytest.raises(ValueError, match="^orientation: .*representation='quaternion'"):
+        tr.from_pose_jet(p, quat)

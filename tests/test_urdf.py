@@ -731,6 +731,17 @@ def test_warning_mimic():
     assert d.joint_names == ("j1", "j2") and d.joints[1].mimic.multiplier == -1.0
 
 
+def test_a_fixed_joint_with_a_mimic_tag_is_merged_without_a_mimic_warning():
+    """Talos' grippers carry <mimic> on fixed joints: those links merge, so
+    nothing is loaded as an independent joint and nothing is said of it."""
+    xml = robot(link("base"), link("a"), link("b"), joint("j1", "base", "a"),
+                joint("j2", "a", "b", jtype="fixed", extra='<mimic joint="j1"/>'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        d = parse_urdf(xml, floating_base=True)
+    assert d.joint_names == ("j1",)
+
+
 def test_warning_massless_moving_leaf():
     xml = robot(link("base"), link("a"), link("tip", ""), joint("j", "base", "a"),
                 joint("jt", "a", "tip", jtype="prismatic"))

@@ -81,7 +81,7 @@ def frame_arg(model, frame, name="frame"):
     """Index of ``frame``: a frame name (bodies are frames too) or an index
     in ``[0, model.n_frames)``."""
     if isinstance(frame, str):
-        return model.frame_index(frame)
+        return model._lookup("frame", frame, name)
     if isinstance(frame, (int, np.integer)) and not isinstance(frame, (bool, np.bool_)):
         if not 0 <= frame < model.n_frames:
             raise ValueError(f"{name}: index {frame} out of range [0, {model.n_frames})")

@@ -66,8 +66,9 @@ class InverseKinematicsResult:
     status : str
         ``"converged"``; ``"out_of_reach"``: no step lowers the error any more,
         ``q`` is a local minimum of ``‖e‖`` within the joint limits above
-        ``tol`` (a target beyond the workspace or the joint limits; far from
-        the initial guess, possibly a local minimum of a reachable target);
+        ``tol``: the target is beyond the workspace or the joint limits, or
+        out of reach from this initial guess (a local minimum of a reachable
+        target; try other guesses);
         ``"max_iterations"``: the error was still falling when the iterations
         ran out. In every case ``q`` is the iterate with the smallest error.
     distance : float
@@ -141,10 +142,13 @@ def inverse_kinematics(model, base_pose, q, frame, target, *, tol=1e-10, max_ite
     Returns
     -------
     InverseKinematicsResult
-        The iterate closest to the target and its ``status``. A target out of
-        reach (beyond the workspace or the joint limits) is not an error: it
-        ends with ``status="out_of_reach"`` and the remaining ``distance`` and
-        ``angle``, as close as the arm gets.
+        The iterate closest to the target and its ``status``. A target the
+        search cannot get closer to is not an error: it ends with
+        ``status="out_of_reach"`` and the remaining ``distance`` and
+        ``angle``. That is out of reach of the robot (beyond the workspace or
+        the joint limits) or of this local search from ``q`` (a local minimum
+        of the error, which other initial guesses may avoid): the solver
+        cannot tell the two apart.
 
     Raises
     ------

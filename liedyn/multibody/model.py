@@ -486,7 +486,10 @@ class Model:
         try:
             return self._index[(kind, name)]
         except KeyError:
-            raise ValueError(f"{arg}: unknown {kind} {name!r}") from None
+            known = [k for (kd, k) in self._index if kd == kind]
+            shown = ", ".join(map(repr, known[:12])) + (", …" if len(known) > 12 else "")
+            raise ValueError(f"{arg}: unknown {kind} {name!r}; the model's {len(known)} "
+                             f"{kind}s: {shown}") from None
 
     def body_index(self, name):
         """Index of the body called ``name``."""

@@ -816,7 +816,8 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     if singular:
         notes.append(_listing("leaf bodies with no inertia along their joint (forward dynamics "
                               "is singular there)", singular))
-    mimics = [f"{j.name!r} (mimics {j.mimic.joint!r})" for j in jtree if j.mimic is not None]
+    mimics = [f"{j.name!r} (mimics {j.mimic.joint!r})" for j in jtree
+              if j.mimic is not None and j.type != "fixed"]
     if mimics:
         notes.append(_listing("mimic joints loaded as independent joints", mimics))
     unlimited = [repr(j.name) for j in jtree if j.type in ("revolute", "prismatic")
