@@ -79,14 +79,13 @@ def point_map(o):
 def moved(kind, x, o, n):
     """The world value ``x`` of ``kind`` taken about the point ``o`` (module
     docstring), on every row alike."""
-    X = point_map(o)
-    E = np.eye(6 + n)
-    E[:6, :6] = X
-    Ei = np.linalg.inv(E)
+    X, Xi = point_map(o), point_map(-o)           # Ad_{T(−o)}⁻¹ = Ad_{T(o)}
+    Ei = np.eye(6 + n)                             # E⁻¹ = diag(X⁻¹, I)
+    Ei[:6, :6] = Xi
     if kind == "twist":
         return x @ X.T
     if kind == "wrench":
-        return x @ np.linalg.inv(X)
+        return x @ Xi
     if kind == "gen_force":
         return x @ Ei
     if kind == "matrix":
@@ -127,13 +126,9 @@ class Motion:
         for k in range(K + 1):
             p[k + 1] = self.V[k, 3:]
             for a in range(k + 1):
-                R[k + 1] += comb(k, a) * _skew(self.V[a, :3]) @ R[k - a]
+                R[k + 1] += comb(k, a) * se3.hat(self.V[a, :3]) @ R[k - a]
                 p[k + 1] += comb(k, a) * np.cross(self.V[a, :3], p[k - a])
         return p, R
-
-
-def _skew(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
 # -------------------------------------------------------------- producers --
@@ -316,15 +311,9 @@ def _conventions(m, C0, V, q, r, ref):
 def _simulation(m, C0, V, q, r, ref):
     """Three steps from the state with the motion's order-0 forces held: the
     last sample, whose twist is about the base origin *then*."""
-    tau, W = m.forces(ref, 0)
-    Wf = W[0]
-    o0 = C0[:3, 3]
-
     def controller(t, s):          # the same world wrench, about the sample's own point
-        if ref == "world":
-            return liedyn.Inputs(tau=tau[0], base_wrench=Wf)
-        Ww = moved("wrench", Wf, -o0, 0)                  # back to the world origin
-        return liedyn.Inputs(tau=tau[0], base_wrench=moved("wrench", Ww, s.base_pose[:3, 3], 0))
+        W = m.W[0] if ref == "world" else moved("wrench", m.W[0], s.base_pose[:3, 3], 0)
+        return liedyn.Inputs(tau=m.tau[0], base_wrench=W)
     state = liedyn.State(base_pose=C0, base_twist=V[0], q=q[0], qd=q[1])
     traj = liedyn.simulate(m.model, state, 3 * DT, dt=DT, reference=ref, controller=controller)
     C = traj.base_pose[-1]
