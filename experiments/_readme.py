@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from ._table import read_rows
-from ._timing import LOAD_PER_CORE, SPREAD_LIMIT, rows_unreliable, unreliable
+from ._timing import LOAD_PER_CORE, SPREAD_LIMIT, rows_unreliable, spread, unreliable
 
 BLOCK = "speed"
 
@@ -55,7 +55,7 @@ def _spreads(rows):
         if (r["section"], r["quantity"]) in STATED:
             if not r.get("q1") or not r.get("q3"):
                 return None
-            out[r["quantity"]] = (float(r["q3"]) - float(r["q1"])) / abs(float(r["value"]))
+            out[r["quantity"]] = spread(float(r["q1"]), float(r["q3"]), float(r["value"]))
     return out
 
 

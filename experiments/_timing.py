@@ -115,8 +115,15 @@ def paired_stats(a, b, combine=np.divide):
         raise ValueError("b: per-pair ratios need positive times")
     x = combine(a, b)
     q1, median, q3 = (float(v) for v in np.percentile(x, [25.0, 50.0, 75.0]))
-    spread = (q3 - q1) / abs(median) if median != 0.0 else float("inf")
-    return {"median": median, "q1": q1, "q3": q3, "pairs": int(x.size), "spread": spread}
+    return {"median": median, "q1": q1, "q3": q3, "pairs": int(x.size),
+            "spread": spread(q1, q3, median)}
+
+
+def spread(q1, q3, median):
+    """``(q3 − q1) / |median|``: a paired statistic's interquartile range
+    relative to its median (infinite for a zero median), what
+    :func:`unreliable` compares with :data:`SPREAD_LIMIT`."""
+    return (q3 - q1) / abs(median) if median != 0.0 else float("inf")
 
 
 def _sweep_medians(timing):
@@ -251,9 +258,7 @@ def rows_unreliable(rows, names, label=None):
     for i, r, n in rated:
         key = label(r, n)
         key = key if key not in spreads else f"{key} (row {i})"
-        median = value(r, n)
-        spreads[key] = ((value(r, f"{n}_q3") - value(r, f"{n}_q1")) / abs(median)
-                        if median != 0.0 else float("inf"))
+        spreads[key] = spread(value(r, f"{n}_q1"), value(r, f"{n}_q3"), value(r, n))
     loaded = [r for _, r, _ in rated]
     return unreliable(max(value(r, "load1_before") for r in loaded),
                       max(value(r, "load1_after") for r in loaded),
