@@ -19,13 +19,18 @@ Each contact is in one of four modes:
 
 Between events the closed contacts are held by the constrained dynamics
 (SPEC §10.1, projection). The run advances in windows of ``WINDOW`` steps;
-the watched functions are evaluated at every sample, and where one of them
-goes from positive to ``≤ 0`` between samples ``k − 1`` and ``k`` its zero
-is located by Brent's method on the step's continuous extension, the
-Runge–Kutta step of length ``s ∈ (0, h]`` from sample ``k − 1`` (the
-method's own order, so the event state is as accurate as a sample), to
-``event_tol`` in time. The earliest zero is the event; the window's later
-samples are discarded. The event state is recorded, then the switch:
+the watched functions (a force starting its segment at ``≤ 0`` shifted by
+``FORCE_SHIFT·FORCE_RTOL·m g``, so that each is armed from the start) are
+evaluated at
+every sample, and where one of them goes from positive to ``≤ 0`` between
+samples ``k − 1`` and ``k`` its zero is located by regula falsi (Illinois)
+on the step's continuous extension, the Runge–Kutta step of length
+``s ∈ (0, h]`` from sample ``k − 1`` (the method's own order, so the event
+state is as accurate as a sample), to ``event_tol`` in time and the forces
+also to their round-off. Every function is then checked at the located
+state and one that crossed earlier is located in turn; the functions
+``≤ 0`` at the earliest zero switch together. The window's later samples
+are discarded. The event state is recorded, then the switch:
 
 touch-down
     the impact law of :func:`liedyn.impact` on every closed contact
@@ -36,16 +41,19 @@ touch-down
 lift-off
     the contact opens;
 slip
-    the contact slides, the friction force keeping the direction of the
-    tangential force it had;
+    the contact slides, in the direction its friction makes it accelerate
+    (:meth:`ContactModes._onset`, from the tangential force it had);
 stick
-    the contact sticks (if its cone holds the force it then needs).
+    the contact sticks (if its cone holds the force it then needs), what is
+    left of its slip at the located state removed.
 
-After every switch (and at the start) the modes are settled: the closed
-contacts moving apart open, the frictionless acceleration LCP
-(:func:`liedyn.unilateral_forward_dynamics`) chooses which of the others
-push, and a contact with friction that cannot stick slides. The post-switch
-state is recorded as a second sample at the same time. The sliding
+After every switch (and at the start) the modes are settled at the state
+projected onto the held set (the state the next segment starts from): the
+closed contacts moving apart faster than ``rest_velocity`` open, the
+frictionless acceleration LCP (:func:`liedyn.unilateral_forward_dynamics`)
+chooses which of the others push, and a contact with friction that cannot
+stick slides. The post-switch state is recorded as a second sample at the
+same time. The sliding
 friction force depends on ``λ_n``, which depends linearly on it: ``λ_n``
 solves ``(I − B μ) λ_n = λ_n⁰`` with ``B`` the responses of ``λ_n`` to unit
 friction forces (one constrained solve each), exact by linearity.
@@ -66,6 +74,7 @@ from ..contact.unilateral import unilateral_forward_dynamics
 from ..multibody.results import _freeze, _frozen_setattr
 from .modes import (CLOSED, MODE_NAMES, OPEN, SLIDE, SLIP_TOL, STICK, ContactModes,
                     friction_arg)
+from .constraints import project_state
 from .state import SimulationError, State, Trajectory
 
 __all__ = ["ContactEvent", "OPEN", "CLOSED", "STICK", "SLIDE"]
@@ -76,34 +85,43 @@ WINDOW = 64               # steps per simulate call between event checks
 GAP_TOL = 1e-6            # m: a contact with |φ| ≤ GAP_TOL is touching
 VELOCITY_TOL = 1e-6       # m/s: touching and |φ̇| ≤ VELOCITY_TOL is at rest along the normal
 FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
+FORCE_SHIFT = 2.0         # a force starting a segment at ≤ 0 (≥ −FORCE_RTOL·m g, as the settling
+                          # accepts it) has its event at −FORCE_SHIFT·FORCE_RTOL·m g, so that it
+                          # is armed from the start
 ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at the surface
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
+TURN_TOL_FACTOR = 4.0     # a slip slower than this times |v̇_t| event_tol at its located stop
+                          # has stopped
 TURN_RTOL = 1e-2          # a slip velocity across s₀ faster than this times its speed at the
                           # segment's start has turned, not stopped
 
 
-def _root(f, a, b, fa, fb, xtol):
-    """A zero of ``f`` in ``[a, b]`` (``fa > 0 ≥ fb``) to ``xtol``: regula
-    falsi with the Illinois weighting, a bisection whenever it gains less
-    than half the bracket."""
-    while b - a > xtol:
+def _root(f, a, b, fa, fb, xtol, ftol=math.inf):
+    """A zero of ``f`` in ``[a, b]`` (``fa > 0 ≥ fb``): the far side ``b`` of
+    a bracket no wider than ``xtol`` with ``f(b) ≥ −ftol`` (or as narrow as
+    the time's resolution allows); regula falsi with the Illinois
+    weighting, a bisection whenever it gains less than half the bracket."""
+    wa, wb = fa, fb                    # the weighted end values the secant uses
+    resolution = 4.0 * np.finfo(float).eps * max(abs(b), 1.0)
+    while (b - a > xtol or fb < -ftol) and b - a > resolution:
         width = b - a
-        x = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
-        x = min(max(x, a + 0.25 * xtol), b - 0.25 * xtol)
+        x = b - wb * (b - a) / (wb - wa) if wb != wa else 0.5 * (a + b)
+        margin = 0.25 * min(xtol, width)
+        x = min(max(x, a + margin), b - margin)
         fx = f(x)
         if fx > 0.0:
-            a, fa = x, fx
-            fb *= 0.5
+            a, fa, wa = x, fx, fx
+            wb *= 0.5
         else:
-            b, fb = x, fx
-            fa *= 0.5
+            b, fb, wb = x, fx, fx
+            wa *= 0.5
         if b - a > 0.5 * width:
             x = 0.5 * (a + b)
             fx = f(x)
             if fx > 0.0:
-                a, fa = x, fx
+                a, fa, wa = x, fx, fx
             else:
-                b, fb = x, fx
+                b, fb, wb = x, fx, fx
     return b
 
 
@@ -238,7 +256,7 @@ class _Hybrid(ContactModes):
         for i in range(self.nc):
             mo = modes[i]
             if mo == OPEN:
-                out.append((phi[i], i, 0))
+                out.append((phi[i] + ZERO_GAP, i, 0))
                 continue
             out.append((float(F[i] @ self.cl.normal[i]), i, 1))
             if mo == STICK:
@@ -248,26 +266,36 @@ class _Hybrid(ContactModes):
         return out
 
     def _first_crossing(self, traj, seg):
-        """``(k, [(contact, kind), …])``: the first sample where watched
-        functions went from positive to ``≤ 0`` (a gap starting at the surface
-        and moving away counts from the start); ``None`` if none."""
+        """``(k, offsets)``: the first sample ``k`` where an armed watched
+        function is ``≤ 0``, and each function's offset (``None``: not armed
+        at sample ``k − 1``); ``None`` if none. A function is watched as
+        ``g + offset``: a force starting in ``[−FORCE_RTOL·m g, 0]`` (as the
+        settling leaves it) with the offset ``FORCE_SHIFT·FORCE_RTOL·m g``,
+        so that it is armed from the start, every other with 0. A function
+        is armed once positive; a gap starting at the surface and moving
+        away from the start."""
         g0 = self._watch(traj, 0, seg)
         _, vn, _ = self._geometry_at(traj, 0)
-        armed = [v > 0.0 or (kind == 0 and abs(v) <= GAP_TOL and vn[i] > 0.0)
-                 for v, i, kind in g0]
+        shift = FORCE_SHIFT * self.force_tol
+        offsets = [shift if kind in (1, 2) and v <= 0.0 else 0.0 for v, _, kind in g0]
+        armed = [v + x > 0.0 or (kind == 0 and abs(v) <= GAP_TOL and vn[i] > 0.0)
+                 for (v, i, kind), x in zip(g0, offsets, strict=True)]
         for k in range(1, len(traj)):
-            g = self._watch(traj, k, seg)
-            hit = [(i, kind) for a, (v, i, kind) in zip(armed, g, strict=True)
-                   if a and (v < -ZERO_GAP if kind == 0 else v <= 0.0)]
-            if hit:
-                return k, hit
-            armed = [a or v > 0.0 for a, (v, _, _) in zip(armed, g, strict=True)]
+            g = [v + x for (v, _, _), x in zip(self._watch(traj, k, seg), offsets, strict=True)]
+            if any(a and v <= 0.0 for a, v in zip(armed, g, strict=True)):
+                return k, [x if a else None for a, x in zip(armed, offsets, strict=True)]
+            armed = [a or v > 0.0 for a, v in zip(armed, g, strict=True)]
         return None
 
-    def _locate(self, traj, k, hits, seg):
-        """``(s, trajectory of the step of length s, contact, kind)`` of the
-        earliest zero in step ``k``: the far side of it, within
-        ``event_tol``."""
+    def _locate(self, traj, k, offsets, seg):
+        """``(s, trajectory of the step of length s, [(contact, kind), …])``:
+        the earliest zero ``s`` of an armed watched function in step ``k``
+        (its far side, within ``event_tol``) and every function that is
+        ``≤ 0`` there (events within ``event_tol`` of each other are one
+        switch). A function that crosses inside the step before the zero
+        first found, although positive again or not yet negative at the
+        step's end, is found by checking them all at the located state and
+        locating again in ``[0, s]`` until none crosses earlier."""
         state, t, h = traj.state(k - 1), traj.time[k - 1], traj.time[k] - traj.time[k - 1]
         cache = {}
 
@@ -276,59 +304,85 @@ class _Hybrid(ContactModes):
                 cache[s] = self._run(state, t, s, seg, steps_dt=s)
             return cache[s]
 
-        def value(s, i, kind):
-            r, j = (traj, k - 1) if s <= 0.0 else (restep(s), 1)
-            v = next(v for v, c, kd in self._watch(r, j, seg) if c == i and kd == kind)
-            return v + ZERO_GAP if kind == 0 else v
+        armed = [x is not None for x in offsets]
+        offsets = [0.0 if x is None else x for x in offsets]
 
-        best = None
-        for i, kind in hits:
-            lo = 0.0
-            g_lo = value(0.0, i, kind)
+        def watched(s):
+            return [v + x for (v, _, _), x in zip(
+                self._watch(traj, k - 1, seg) if s <= 0.0 else self._watch(restep(s), 1, seg),
+                offsets, strict=True)]
+
+        def zero(j, hi, g_hi):
+            """The far side of the first zero of function ``j`` in ``(0, hi]``
+            (``g_hi ≤ 0``)."""
+            lo, g_lo = 0.0, watched(0.0)[j]
             if not g_lo > 0.0:
                 # a gap starting at the surface and moving away: the zero
                 # sought is where it comes back, after its largest sampled value
-                grid = [h * 2.0 ** -j for j in range(24, 0, -1)] + [h * j / 16 for j in
-                                                                     range(8, 17)]
-                vals = [value(s, i, kind) for s in grid]
-                j = int(np.argmax(vals))
-                lo, g_lo = grid[j], vals[j]
-                if g_lo > 0.0:
-                    hi = next(s for s, v in zip(grid[j:], vals[j:], strict=True) if v <= 0.0)
-                else:
-                    hi = lo = grid[0]
-            else:
-                hi = h
-            if g_lo > 0.0 and value(hi, i, kind) <= 0.0:
-                s = _root(lambda s, i=i, kind=kind: value(s, i, kind), lo, hi, g_lo,
-                          value(hi, i, kind), self.event_tol)
-            else:
-                s = hi
-            if best is None or s < best[0]:
-                best = (s, i, kind)
-        s, i, kind = best
-        return s, restep(s), i, kind
+                grid = [hi * 2.0 ** -i for i in range(24, 0, -1)] + [hi * i / 16
+                                                                     for i in range(8, 17)]
+                vals = [watched(x)[j] for x in grid]
+                i = int(np.argmax(vals))
+                if not vals[i] > 0.0:
+                    return grid[0]
+                lo, g_lo = grid[i], vals[i]
+                hi, g_hi = next((x, v) for x, v in zip(grid[i:], vals[i:], strict=True)
+                                if v <= 0.0)
+            return _root(lambda x: watched(x)[j], lo, hi, g_lo, g_hi, self.event_tol, ftols[j])
+
+        # forces are located to their round-off as well as to event_tol in time
+        ftols = [math.inf if kind in (0, 3) else FORCE_SHIFT * self.force_tol
+                 for _, _, kind in self._watch(traj, k - 1, seg)]
+        g_end = watched(h)
+        s = min(zero(j, h, g_end[j]) for j, a in enumerate(armed) if a and g_end[j] <= 0.0)
+        while True:
+            # a function ≤ 0 at s crossed in (0, s]: its zero is the event's if it is
+            # earlier by more than event_tol, or if the function is a force further
+            # below zero than the forces are located to
+            g = watched(s)
+            earlier = [x for j, a in enumerate(armed) if a and g[j] <= 0.0
+                       for x in [zero(j, s, g[j])]
+                       if x < s - self.event_tol or g[j] < -ftols[j]]
+            if not earlier:
+                break
+            s = min(earlier)
+        found = self._watch(restep(s), 1, seg)
+        hits = [(i, kind) for a, x, (v, i, kind) in zip(armed, offsets, found, strict=True)
+                if a and v + x <= 0.0]
+        return s, restep(s), hits
 
     # -- switches -------------------------------------------------------------------
 
-    def _settle(self, t, state, modes, allow_impact=True):
+    def _settle(self, t, state, modes, allow_impact=True, located=()):
         """New modes at ``state`` (and the state after an impact): ``(state,
-        modes, impact result or None, [(contact, kind)] of slips found)``."""
+        modes, impact result or None, [(contact, kind)] of slips found)``.
+        ``located``: the contacts whose touch-down was located at ``t``; their
+        gaps may be negative by the location's bound (``|φ̇| event_tol``),
+        and the configuration is first moved onto their planes."""
         cl, nc, mu = self.cl, self.nc, self.mu
         phi, vn, vt = self._geometry(state)
         for i in range(nc):
-            if phi[i] < -GAP_TOL:
-                raise SimulationError(f"t = {t:.9g}: contacts: contact {cl.names[i]!r} "
-                                      f"penetrates its plane by {-phi[i]:.3e} m",
-                                      t, "contacts", self._trajectory())
-        touching = np.abs(phi) <= GAP_TOL
+            if phi[i] < -GAP_TOL and i not in located:
+                at = "state0: " if not self.pieces else ""
+                raise SimulationError(f"t = {t:.9g}: contacts: {at}contact {cl.names[i]!r} "
+                                      f"penetrates its plane by {-phi[i]:.3e} m (more than "
+                                      f"{GAP_TOL:g} m)", t, "contacts", self._trajectory())
+        touching = phi <= GAP_TOL
+        if np.any(phi[touching] < 0.0):
+            state = self._onto_planes(state, touching)
+            phi, vn, vt = self._geometry(state)
         hint = list(modes)
         imp = None
         if allow_impact and np.any(touching & (vn < -VELOCITY_TOL)):
             state, imp = self._impact(state, vn, touching)
             phi, vn, vt = self._geometry(state)
         at_rest = max(VELOCITY_TOL, 1e-3 * self.rest_velocity)   # m/s along the normal
-        resting = touching & (np.abs(vn) <= at_rest)
+        # a touching contact separating slower than rest_velocity is at rest too: the
+        # LCP decides whether it pushes (it is then held, its normal velocity removed
+        # inelastically by the projection) or leaves; this ends the Zeno sequences of a
+        # foot lifted slowly by another's impact and landing again at once
+        leave = max(at_rest, self.rest_velocity)
+        resting = touching & (vn >= -at_rest) & (vn <= leave)
         # the frictionless LCP chooses the contacts that push
         cand = [i for i in range(nc) if resting[i]]
         modes = [OPEN] * nc
@@ -338,7 +392,7 @@ class _Hybrid(ContactModes):
             u = unilateral_forward_dynamics(
                 self.model, cl.subset(cand), *self._motion(state), 0, tau=tau, base_wrench=W,
                 applied=app,
-                gap_tol=GAP_TOL, velocity_tol=at_rest)
+                gap_tol=GAP_TOL, velocity_tol=leave)
             for i in cand:
                 if cl.names[i] not in u.active:
                     continue
@@ -353,8 +407,24 @@ class _Hybrid(ContactModes):
                     modes[i] = SLIDE
                     self._slide_along(i, vt[i] / np.linalg.norm(vt[i]))
         for _ in range(4 * nc + 1):
-            cs, rows = self._constraints(modes)
-            F, lam_n, _, _ = self._solve(t, state, modes, cs, rows)
+            # the forces are those of the state projected onto the closed set (J ν = 0:
+            # what is left of a velocity along a closing or sticking contact is
+            # removed, which changes the forces)
+            cs, rows = self._constraints(modes, state)
+            held = state if cs is None else project_state(self.model, cs, state)
+            # the slip directions the next segment starts with (its forces are checked
+            # with them): along the slip where it has a speed, else from the onset
+            _, _, vt_held = self._geometry(held)
+            starting = []
+            for i in range(nc):
+                speed = float(np.linalg.norm(vt_held[i]))
+                if modes[i] == SLIDE and speed > SLIP_TOL:
+                    self._slide_along(i, vt_held[i] / speed)
+                elif modes[i] == SLIDE:
+                    starting.append(i)
+            if starting:
+                self._onset(t, held, modes, starting)
+            F, lam_n, _, _ = self._solve(t, held, modes, cs, rows)
             worst = min(range(nc), key=lambda i: lam_n[i] if modes[i] != OPEN else math.inf)
             if modes[worst] != OPEN and lam_n[worst] < -self.force_tol:
                 modes[worst] = OPEN
@@ -370,16 +440,15 @@ class _Hybrid(ContactModes):
         else:
             raise SimulationError(f"t = {t:.9g}: contacts: no consistent set of contact modes "
                                   f"found", t, "contacts", self._trajectory())
-        cs, rows = self._constraints(modes)
-        if cs is not None:                         # round-off of J ν, and φ = 0 by the anchors
-            from .constraints import project_state
-            state = project_state(self.model, cs, state)
-        _, _, vt = self._geometry(state)
-        for i in range(nc):
-            if modes[i] == SLIDE:
-                s = float(np.linalg.norm(vt[i]))
-                self._slide_along(i, vt[i] / s if s > SLIP_TOL else -self.d[i])
-        return state, modes, imp, slips
+        return held, modes, imp, slips              # J ν = 0, and φ = 0 on the planes
+
+    def _onto_planes(self, state, touching):
+        """``state`` with its configuration moved onto the planes of the
+        ``touching`` contacts (the nearest in the kinetic-energy metric,
+        :func:`project_state`), its velocities kept."""
+        cs, _ = self._constraints([CLOSED if c else OPEN for c in touching], state)
+        s = project_state(self.model, cs, state)
+        return State(s.base_pose, state.base_twist, s.q, state.qd, state.extra)
 
     def _impact(self, state, vn, touching):
         """The velocity jump of a touch-down: ``(state after, ImpactResult of
@@ -441,6 +510,26 @@ class _Hybrid(ContactModes):
             self.speed0[i] = s
             if modes[i] == SLIDE and s > SLIP_TOL:
                 self._slide_along(i, vt[i] / s)
+
+    def _turned(self, step, hits):
+        """``hits`` without the stick events of sliding contacts whose slip
+        velocity crossed its initial direction still moving: faster than
+        ``SLIP_TOL``, than ``TURN_RTOL`` times its speed at the segment's
+        start, and than ``TURN_TOL_FACTOR |v̇_t| event_tol`` (what the
+        location leaves of a slip that stops). Their slip turned; their
+        friction now opposes the new slip direction."""
+        keep = []
+        for i, kind in hits:
+            if kind == 3:
+                _, _, vt = self._geometry_at(step, len(step) - 1)
+                speed = float(np.linalg.norm(vt[i]))
+                at = self._slip_acceleration(step, len(step) - 1)[i]
+                if speed > max(SLIP_TOL, TURN_RTOL * self.speed0[i],
+                               TURN_TOL_FACTOR * float(np.linalg.norm(at)) * self.event_tol):
+                    self._slide_along(i, vt[i] / speed)
+                    continue
+            keep.append((i, kind))
+        return keep
 
     # -- the trajectory -------------------------------------------------------------
 
@@ -567,12 +656,13 @@ class _Hybrid(ContactModes):
                 if t >= t1:
                     break
                 continue
-            k, hits = hit
-            s, step, i, kind = self._locate(traj, k, hits, seg)
+            k, offsets = hit
+            s, step, hits = self._locate(traj, k, offsets, seg)
             self._keep(traj, seg, 0 if first else 1, k)
             self._keep(step, seg, 1, 2)
             first = False
             state, t = step.state(-1), float(step.time[-1])
+            i, kind = hits[0]
             if self.stop:
                 self._event(t, i, kind, None, 0.0, modes, modes)
                 break
@@ -583,36 +673,50 @@ class _Hybrid(ContactModes):
                                       f"instant (last: {KINDS[kind]} of "
                                       f"{self.cl.names[i]!r}): the contact modes chatter",
                                       t, "contacts", self._trajectory())
-            if kind == 3:
-                _, _, vt = self._geometry(state)
-                speed = float(np.linalg.norm(vt[i]))
-                if speed > max(SLIP_TOL, TURN_RTOL * self.speed0[i]):
-                    # the slip turned across its initial direction, still moving: no
-                    # event; the sample is taken again with the friction along the slip
-                    self._slide_along(i, vt[i] / speed)
-                    self.pieces.pop()
-                    first = True
-                    continue
+            hits = self._turned(step, hits)
             before = list(modes)
             E0 = self._energy(state)
             new = list(modes)
-            if kind == 0:
-                new[i] = CLOSED
-            elif kind == 1:
-                new[i] = OPEN
-            elif kind == 2:
-                self._slip_from_force(i, self._solve(t, state, modes, cs, rows)[0])
-                new[i] = SLIDE
-            else:
-                new[i] = STICK
-            pre = state
-            state, modes, imp, _ = self._settle(t, state, new, allow_impact=kind == 0)
-            if modes == before and imp is None:     # nothing changed: no event
-                state = pre
+            F = None
+            for j, kd in hits:
+                if kd == 0:
+                    new[j] = CLOSED
+                elif kd == 1:
+                    new[j] = OPEN
+                elif kd == 2:
+                    if F is None:
+                        F = self._solve(t, state, modes, cs, rows)[0]
+                    self._slip_from_force(j, F)
+                    new[j] = SLIDE
+                else:
+                    new[j] = STICK
+            stops = [j for j, kd in hits if kd == 3]
+            if stops:
+                # the slip stopped: what is left of it, at most |v̇_t| event_tol, is
+                # the location's error, removed with it (an inelastic tangential
+                # impulse); if its cone cannot hold the force it then needs, the
+                # contact slides along that force (the settling below)
+                state = project_state(self.model, self._constraints(
+                    [STICK if j in stops else mo for j, mo in enumerate(modes)], state)[0], state)
+            touching = [j for j, kd in hits if kd == 0]
+            # settled also after a turn alone: the friction's new direction changes the
+            # other contacts' forces
+            state, modes, imp, _ = self._settle(t, state, new, allow_impact=bool(touching),
+                                                located=touching)
+            if modes == before and imp is None:
+                # no event (a slip velocity that turned, still moving; a stop whose cone
+                # cannot hold the force it needs, sliding on along that force): the
+                # sample is taken again from the settled state, whose directions and
+                # forces the next window starts with
+                self.pieces.pop()
+                first = True
                 continue
+            changed = [j for j in range(self.nc) if modes[j] != before[j]]
+            i, kind = hits[0] if hits else (changed[0], _transition(before[changed[0]],
+                                                                    modes[changed[0]]))
             self._event(t, i, kind, imp, E0 - self._energy(state), before, modes)
-            for j in range(self.nc):                # contacts switched with it, at once
-                if j != i and modes[j] != before[j]:
+            for j in changed:                       # contacts switched with it, at once
+                if j != i:
                     self._event(t, j, _transition(before[j], modes[j]), imp, 0.0, before, modes)
             # the post-switch state is the first sample of the next window
             first = True

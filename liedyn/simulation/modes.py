@@ -32,6 +32,7 @@ __all__ = ["OPEN", "CLOSED", "STICK", "SLIDE"]
 OPEN, CLOSED, STICK, SLIDE = 0, 1, 2, 3
 MODE_NAMES = ("open", "closed", "sticking", "sliding")
 SLIP_TOL = 1e-6           # m/s: a tangential speed at most this is not slipping
+ONSET_ITER, ONSET_TOL = 50, 1e-9  # the fixed-point iteration of a slip onset's direction
 
 
 def friction_arg(friction, cl):
@@ -109,6 +110,18 @@ class ContactModes:
         p, vn, vt = self._points(state)
         return np.einsum("ij,ij->i", self.cl.normal, p) - self.cl.height, vn, vt
 
+    def _slip_acceleration(self, traj, k):
+        """The tangential accelerations (nc, 3) of the contact points at
+        sample ``k`` of ``traj`` (from its recorded accelerations)."""
+        m, cl = self.model, self.cl
+        V = (np.vstack([traj.base_twist[k, 0], traj.base_acceleration[k]])
+             if m.floating_base else None)
+        q = np.vstack([traj.q[k], traj.joint_acceleration[k][None]])
+        fk = _kinematics(m, traj.base_pose[k], V, q, 2)
+        a = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 2)[2]
+                      for i in range(self.nc)])
+        return a - np.einsum("ij,ij->i", cl.normal, a)[:, None] * cl.normal
+
     def _geometry_at(self, traj, k):
         """:meth:`_geometry` of sample ``k`` of ``traj``, computed once."""
         key = (id(traj), k)
@@ -126,31 +139,45 @@ class ContactModes:
 
     # -- the held set and its forces ------------------------------------------------
 
-    def _constraints(self, modes):
+    def _constraints(self, modes, state=None):
         """The closed contacts as a :class:`ConstraintSet` (or ``None``) and,
-        per contact, its rows (or ``None``)."""
+        per contact, its rows (or ``None``). With ``state`` each is anchored
+        on its plane (``φ = 0``) where its point is in ``state``, so that a
+        projection onto the set closes the gap a located touch-down leaves
+        (at most ``|φ̇| event_tol``)."""
         cl, items, rows, k = self.cl, [], [None] * self.nc, 0
+        if state is not None:
+            p, _, _ = self._points(state)
+            centre = p + cl.radius[:, None] * cl.normal
+            gap = np.einsum("ij,ij->i", cl.normal, p) - cl.height
+            anchor = centre - gap[:, None] * cl.normal          # on the plane: φ = 0
         for i in range(self.nc):
             if modes[i] == OPEN:
                 continue
+            at = None if state is None else anchor[i]
             if modes[i] == STICK:
-                items.append(Contact3D(int(cl.frame[i]), name=cl.names[i]))
+                items.append(Contact3D(int(cl.frame[i]), name=cl.names[i], anchor=at))
                 rows[i] = slice(k, k + 3)
                 k += 3
             else:
-                items.append(Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i]))
+                items.append(Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i],
+                                       anchor=at))
                 rows[i] = slice(k, k + 1)
                 k += 1
         return (ConstraintSet(self.model, items) if items else None), rows
 
     def _direction(self, i, vt):
-        """The friction direction of sliding contact ``i``: opposing the slip,
-        and kept as it was at the segment's start once the slip velocity
-        turns against its initial direction (there the contact sticks, an
-        event, and the motion up to it stays smooth)."""
-        s = float(np.linalg.norm(vt[i]))
-        if s > SLIP_TOL and vt[i] @ self.s0[i] > 0.0:
-            return -vt[i] / s
+        """The friction direction of sliding contact ``i``: opposing
+        ``v_t + max(0, SLIP_TOL − |v_t|/2) s₀``, which turns continuously from
+        the direction ``s₀`` it started along (at a slip onset ``v_t = 0``)
+        to exactly against the slip velocity once that is faster than
+        ``2 SLIP_TOL``, so that the forces of the other contacts stay
+        continuous and their events can be located; kept at ``−s₀`` once the
+        slip velocity turns against its initial direction (there the contact
+        sticks, an event, and the motion up to it stays smooth)."""
+        if vt[i] @ self.s0[i] > 0.0:
+            w = vt[i] + max(0.0, SLIP_TOL - 0.5 * float(np.linalg.norm(vt[i]))) * self.s0[i]
+            return -w / np.linalg.norm(w)
         return self.d[i]
 
     def _unit_wrench(self, i, p, d):
@@ -189,6 +216,38 @@ class ContactModes:
         F = self._forces(lam(base), modes, rows, d.get)
         lam_n = np.einsum("ij,ij->i", F, cl.normal)
         return F, lam_n, (base if slide or app is not None else None), inp
+
+    def _onset(self, t, state, modes, starting):
+        """Consistent slip directions of the contacts ``starting`` to slide
+        from rest (slip velocity 0): each ``s₀`` is turned until the slip
+        acceleration its friction ``−μ λ_n s₀`` leads to lies along ``s₀``
+        (the friction opposes the slip it starts; fixed-point iteration from
+        the direction of the tangential force, at most ``ONSET_ITER`` times,
+        to ``ONSET_TOL`` rad). Without it the contact could slide against its
+        own friction, which would then do work on it."""
+        m = self.model
+        cs, rows = self._constraints(modes)
+        tau, W, app, inp = self._inputs(t, state)
+        for _ in range(ONSET_ITER):
+            _, _, applied, _ = self._solve(t, state, modes, cs, rows, (tau, W, app, inp))
+            res = constrained_forward_dynamics(m, cs, *self._motion(state), 0, tau=tau,
+                                               base_wrench=W, applied=applied)
+            V = (np.vstack([self._full(state)[1], res.base_twist[1]]) if m.floating_base
+                 else None)
+            fk = _kinematics(m, self._full(state)[0], V, res.q[:3], 2)
+            turn = 0.0
+            for i in starting:
+                a = _point_jets(m, fk, int(self.cl.body[i]), self.cl.offset[i], 2)[2]
+                n = self.cl.normal[i]
+                a_t = a - (a @ n) * n
+                size = float(np.linalg.norm(a_t))
+                if not size > 0.0:
+                    continue
+                s_new = a_t / size
+                turn = max(turn, float(np.linalg.norm(s_new - self.s0[i])))
+                self._slide_along(i, s_new)
+            if turn <= ONSET_TOL:
+                break
 
     def _forces(self, lam, modes, rows, direction):
         """The world force ``(nc, 3)`` on each contact from the constraint

@@ -674,10 +674,21 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         At an event switch the contact modes and go on, or return the
         trajectory ending at the event.
     event_tol : float > 0, keyword
-        Event times are located to this (s).
+        Event times are located to this (s): each is at most ``event_tol``
+        after the zero it locates, and every watched function that crosses
+        in a step is located, the earliest first (functions within
+        ``event_tol`` of it switch with it). The state at a touch-down may
+        penetrate by at most ``|φ̇| event_tol + ½|φ̈| event_tol²``; the
+        switch moves it onto the plane. Forces are located to round-off as
+        well: at every sample a sticking contact's force is inside its cone
+        and a closed contact's normal force non-negative, to ``4e-9 m g``
+        (SPEC §10.2). Any value works; a coarse one costs fewer re-steps.
     rest_velocity : float ≥ 0, keyword
         A rebound slower than this (m/s) closes the contact inelastically,
-        so that a bouncing body comes to rest after finitely many bounces.
+        so that a bouncing body comes to rest after finitely many bounces;
+        a contact at the surface separating slower than this is at rest too
+        (the contact LCP decides whether it is held), which ends the
+        sequences of one foot's impact lifting another that lands again.
 
     Returns
     -------
