@@ -431,9 +431,15 @@ def _stop_arg(model, s, c):
         if j not in model.joint_names:
             hint = ""
             if j in model.frame_names:
-                hint = (f" ({j!r} is a frame fixed on body "
-                        f"{model.body_names[model.frame_body[model.frame_names.index(j)]]!r}: "
-                        "a fixed joint has no stop)")
+                f = model.frame_names.index(j)
+                b = int(model.frame_body[f])
+                if b == 0:
+                    hint = f" ({j!r} is on the base, which no joint with a stop moves)"
+                elif f < model.n_bodies:
+                    hint = f" ({j!r} is a body, moved by joint {model.joint_names[b - 1]!r})"
+                else:
+                    hint = (f" ({j!r} is a frame fixed on body {model.body_names[b]!r}: a fixed "
+                            "joint has no stop)")
             raise ValueError(f"{arg}: unknown joint {j!r}{hint}; the model's joints: "
                              f"{', '.join(map(repr, model.joint_names[:12]))}"
                              f"{', …' if model.n_joints > 12 else ''}")
