@@ -11,8 +11,10 @@ constraint, its force a joint force, against independent references:
    and inverse dynamics fed the wrench pair of ``constraint_wrenches``
    reproduces the input forces (revolute and prismatic joints).
 4. Solo-12 standing on three feet with a knee held at a stop: the dense
-   order-by-order KKT solve and central differences of the order-0 result
-   along the returned jets.
+   order-by-order KKT solve, central differences of the order-0 result
+   along the returned jets, constrained inverse dynamics, Baumgarte, and
+   ``liedyn.simulate`` with Baumgarte (its default projection does not yet
+   apply a stop's force: a strict xfail records it).
 5. Bad input.
 """
 
@@ -113,7 +115,7 @@ def stop_tree(seed, joint_type):
 def test_the_stop_force_is_a_joint_force_at_every_order(joint_type):
     """Orders 0–3: :func:`liedyn.forward_dynamics` with ``τ_j − λ_j`` (upper
     stop, ``s = −1``) and the 3-D contact's wrench jets applied reproduces the
-    motion (to 1e-9 relative, measured 1e-12), ``q_j^(k+2) = 0`` there, and
+    motion (to 1e-9 relative, measured 2e-11), ``q_j^(k+2) = 0`` there, and
     inverse dynamics fed ``constraint_wrenches`` (the stop as a wrench pair
     on the joint's two bodies) returns the input forces."""
     for seed in range(2):
@@ -170,7 +172,7 @@ def solo_knee():
 
 def test_solo_knee_stop_against_the_dense_kkt():
     """Orders 0–3 against :func:`tests.contact_oracle.kkt_jets` at a state
-    off ``J ν = 0`` (1e-9 relative, measured 3e-13)."""
+    off ``J ν = 0`` (1e-9 relative, measured 2e-14)."""
     model, cs, C0, q0, knee = solo_knee()
     rng = np.random.default_rng(5)
     V = rng.normal(size=(1, 6)) * 0.3
@@ -192,7 +194,7 @@ def test_solo_knee_stop_against_the_dense_kkt():
 def test_solo_knee_stop_jets_are_time_derivatives_of_order_0():
     """Central differences of the order-0 result along the Taylor
     polynomials of the jets: the errors fall ~4× per halving of h (2e-3)
-    and stay below 2e-2 at h/2."""
+    and stay below 2e-2 at h/2 (measured up to 4.2e-3, at q⁽⁵⁾)."""
     model, cs, C0, q0, knee = solo_knee()
     rng = np.random.default_rng(6)
     V, q = null_velocity(model, cs, C0, q0, rng, 0.5)
@@ -226,6 +228,33 @@ def test_solo_knee_stop_in_inverse_dynamics_and_baumgarte():
     res_b = ld.constrained_forward_dynamics(model, anchored, C0, V, q_off, 0, tau=tau[:1],
                                             base_wrench=W0[:1], baumgarte=(0.0, beta))
     assert_close(res_b.q[2, knee], -beta ** 2 * 1e-3, 1e-9, 1e-12, what="q̈ = −β² φ")
+
+
+def test_simulate_holds_the_knee_at_its_stop_with_baumgarte():
+    """``liedyn.simulate(..., constraints=)`` with the stop among three held
+    feet and Baumgarte stabilisation: the knee stays at its stop (its row's
+    residuals at round-off) while the unactuated robot folds."""
+    model, cs, C0, q0, knee = solo_knee()
+    traj = ld.simulate(model, ld.State(base_pose=C0, q=q0), 0.05, dt=1e-3, constraints=cs,
+                       stabilization="baumgarte")
+    assert np.abs(traj.q[:, 0] - q0).max() > 1e-2                    # the other joints move
+    assert_close(traj.q[:, 0, knee], np.full(len(traj.time), q0[knee]), 0.0, 1e-12,
+                 what="knee angle")
+    assert np.abs(traj.velocity_residual[:, -1]).max() < 1e-12
+    assert np.all(traj.force_of(cs.names[-1])[:, 0] != 0.0)
+
+
+@pytest.mark.xfail(strict=True, raises=ld.SimulationError,
+                   reason="the projection of liedyn.simulate (liedyn/simulation/constraints.py, "
+                          "_impulse_response) applies the constraint forces as point forces and "
+                          "does not yet apply a joint stop's force as a joint force, so its "
+                          "Gauss-Newton step misses the stop's rows in a mixed set")
+def test_simulate_projection_holds_the_knee_at_its_stop():
+    """Measured: the stop's row is left uncorrected (``J ν`` 3e-13 after
+    0.05 s) and at t = 0.132 s the Gauss-Newton step fails to converge."""
+    model, cs, C0, q0, knee = solo_knee()
+    traj = ld.simulate(model, ld.State(base_pose=C0, q=q0), 0.3, dt=1e-3, constraints=cs)
+    assert np.abs(traj.velocity_residual).max() < 1e-14
 
 
 # ------------------------------------------------------------ 5. bad input --

@@ -173,6 +173,13 @@ class JointStop:
         ``model.joint_upper`` of the joint (which must then be finite).
     name : str, keyword
         Default ``"stop:<joint>:<side>"``.
+
+    Notes
+    -----
+    :func:`liedyn.simulate` holds joint stops with
+    ``stabilization="baumgarte"`` or ``None``; its default projection
+    applies constraint forces as point forces and does not yet apply a
+    stop's joint force (SPEC §10.1).
     """
 
     __slots__ = ("joint", "side", "limit", "name")
