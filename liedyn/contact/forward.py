@@ -138,7 +138,7 @@ def force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW, du):
     for c in range(cd.kind.shape[0]):                                  # − the wrenches of λ_c
         a, b, kind = cd.body_a[c], cd.body_b[c], cd.kind[c]
         if kind == KIND_STOP:
-            du[a] += cd.sign[c] * lk[cd.row[c]]                         # SPEC §13.2: s λ on joint j
+            du[a] += cd.sign[c] * lk[cd.row[c]]                     # SPEC §13.2: s λ on joint j
             continue
         f0, f1, f2 = _force(cd, c, lk)
         x, y, z = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
