@@ -15,7 +15,9 @@
    force inside the Coulomb cone exactly when ``μ ≥ 2/7 tan θ``.
 4. A sphere rolling and spinning on flat ground, integrated by
    ``liedyn.simulate`` with the contact held: its centre moves straight at
-   constant speed, its twist stays, its energy stays (RK4).
+   constant speed, its twist stays, its energy stays (RK4); a sliding
+   sphere landing on the ground (``impulse_dynamics``) leaves rolling at
+   5/7 of its speed.
 5. Solo-12 on round feet on a slope: ``friction_cone_distribution`` puts
    the forces at the touching points; their wrenches about those points
    balance the base wrench of inverse dynamics (about the centres they do
@@ -331,6 +333,28 @@ def test_a_spinning_sphere_rolls_straight_at_constant_speed_in_simulate():
     # (energy, relative); at 2e-2 18, 20, 29 and 32 times those
     assert np.all(errors[1] < [1e-6, 1e-5, 2e-6, 5e-7]), errors
     assert np.all(errors[0] / errors[1] > 12.0), errors                       # RK4: ≥ 16×
+
+
+def test_a_sliding_sphere_landing_on_the_ground_rolls_at_five_sevenths_of_its_speed():
+    """``impulse_dynamics`` with ``e = 0``: a solid sphere landing without spin
+    at ``ċ = (v, 0, −w)`` leaves rolling, ``ċ⁺ = (5/7 v, 0, 0)``,
+    ``ω⁺ = (0, 5/7 v/ρ, 0)`` (its angular momentum about the touching point
+    is kept: the impulse acts there), and loses ``½ m w² + ½ m v² · 2/7``."""
+    rho, m, v, w = 0.1, 2.0, 1.4, 0.6
+    model = ball(rho, m)
+    C = np.eye(4)
+    C[:3, 3] = [0.2, -0.3, rho]
+    V = np.concatenate([np.zeros(3), [v, 0.0, -w]])                  # ω = 0: v = ċ
+    cs = ld.ConstraintSet(model, [ld.RollingContact("ball", normal=[0, 0, 1], radius=rho)])
+    out = ld.impulse_dynamics(model, cs, C, V[None], np.zeros((2, 0)), restitution=0.0)
+    omega = out.base_twist[0, :3]
+    cdot = out.base_twist[0, 3:] + np.cross(omega, C[:3, 3])
+    assert_close(cdot, [5.0 / 7.0 * v, 0.0, 0.0], 1e-14, 1e-14, what="ċ⁺")
+    assert_close(omega, [0.0, 5.0 / 7.0 * v / rho, 0.0], 1e-14, 1e-13, what="ω⁺")
+    assert_close(out.velocity_after, np.zeros(3), 0.0, 1e-14, what="rolling after")
+    assert_close(out.energy_loss, 0.5 * m * w * w + 0.5 * m * v * v * 2.0 / 7.0, 1e-14,
+                 what="energy lost")
+    assert_close(out.impulse, [-2.0 / 7.0 * m * v, 0.0, m * w], 1e-14, 1e-14, what="Λ")
 
 
 # ------------------------------------------- 5. round feet, friction --

@@ -537,8 +537,9 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     ConstrainedForwardDynamicsResult
         ``force`` ``(order+1, m)``: ``λ^(0..order)`` in the reported form of
         SPEC §13.1 (6-D: moment about the contact frame's origin and force,
-        world axes; 3-D: world force; 1-D: force along the normal), and the
-        motion jets of :class:`liedyn.ForwardDynamicsResult`.
+        world axes; 3-D: world force; 1-D: force along the normal; rolling:
+        world force at the touching point; joint stop: the joint force along
+        ``s``), and the motion jets of :class:`liedyn.ForwardDynamicsResult`.
 
     Raises
     ------
