@@ -332,6 +332,12 @@ def test_a_solid_sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta(theta
     lam = res.force[0]
     assert_close(lam, m * cdd - m * np.array([0.0, 0.0, -G]), 1e-13, 1e-13 * m * G,
                  what="λ = m c̈ − m g")
+    on_plane = ld.ConstraintSet(model, [ld.RollingContact("ball", normal=n, radius=rho,
+                                                          anchor=np.zeros(3))])
+    lifted = C.copy()
+    lifted[:3, 3] += 0.01 * n + 0.3 * down                            # 1 cm off, moved along
+    assert_close(ld.constraint_error(model, on_plane, lifted, np.zeros(0)), 0.01 * n, 1e-12,
+                 1e-15, what="φ = n (nᵀ c − h − ρ)")
     mu_min = 2.0 / 7.0 * np.tan(theta)
     for mu, inside in ((mu_min * (1 + 1e-8), True), (mu_min * (1 - 1e-8), False)):
         margin = ld.friction_cone_margin(lam[None], n, mu)

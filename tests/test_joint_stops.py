@@ -72,6 +72,9 @@ def test_a_pendulum_at_its_stop_carries_the_gravity_torque(side, limit):
     assert_close(res.force[:, 0], expect, 1e-13, 1e-13, what="λ")
     if side == "upper":
         assert res.force[0, 0] > 0.0
+    inv = ld.constrained_inverse_dynamics(model, cs, None, None, res.q, 1, force=res.force[:2])
+    assert_close(inv.tau, tau[:2], 1e-13, 1e-13, what="τ from the stop's force")
+    assert_close(inv.base_wrench[0, 5], MASS * G, 1e-13, what="the support carries the weight")
     assert_close(ld.constraint_error(model, cs, None, q[0]), [0.0], 0.0, 0.0, what="φ")
     assert_close(ld.constraint_error(model, cs, None, q[0] + 0.1), [s * 0.1], 1e-15, 1e-15,
                  what="φ off the stop")
