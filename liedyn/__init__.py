@@ -23,8 +23,8 @@ from .parsers.urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .simulation import (ContactEvent, Inputs, SimulationError, State, Trajectory, project_state,
                          simulate)
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
-                      ConstraintSet, Contact1D, Contact3D, Contact6D,
-                      constrained_forward_dynamics, constrained_inverse_dynamics,
+                      ConstraintSet, Contact1D, Contact3D, Contact6D, JointStop,
+                      RollingContact, constrained_forward_dynamics, constrained_inverse_dynamics,
                       constraint_error, constraint_jacobian, constraint_wrenches)
 from .contact import (FrictionDistributionResult, GapResult, ImpactResult, Plane, PointContact,
                       UnilateralResult, contact_gaps, friction_cone_distribution,
@@ -52,7 +52,8 @@ __all__ = [
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state", "ContactEvent",
-    "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "constraint_jacobian",
+    "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "RollingContact", "JointStop",
+    "constraint_jacobian",
     "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",
     "ConstrainedForwardDynamicsResult", "constrained_inverse_dynamics",
     "ConstrainedInverseDynamicsResult",

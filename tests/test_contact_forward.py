@@ -1198,7 +1198,8 @@ def bad_calls():
                                      ld.Contact1D("body2", normal=(0, 0, 1), name="foot")]),
                               ValueError, r"^constraints\[1\]: .*'foot'"),
         "not a constraint": (build([ld.Contact3D("body1"), "body2"]), TypeError,
-                             r"^constraints\[1\]: expected Contact6D, Contact3D or Contact1D"),
+                             r"^constraints\[1\]: expected Contact6D, Contact3D, Contact1D, "
+                             "RollingContact or JointStop"),
         "not a sequence": (build(3), TypeError, r"^constraints: expected a sequence"),
         "zero normal": (lambda: ld.Contact1D("body1", normal=(0, 0, 0)), ValueError, r"^normal"),
         "nan normal": (lambda: ld.Contact1D("body1", normal=(0, np.nan, 1)), ValueError, r"^normal"),

@@ -3,8 +3,9 @@ closures, their Jacobian jets, and the constrained forward and inverse
 dynamics of any order; unilateral point contacts against planes, impacts
 and Coulomb friction (SPEC §13)."""
 
-from .constraints import (ConstraintSet, Contact1D, Contact3D, Contact6D, constraint_error,
-                          constraint_jacobian, constraint_wrenches)
+from .constraints import (ConstraintSet, Contact1D, Contact3D, Contact6D, JointStop,
+                          RollingContact, constraint_error, constraint_jacobian,
+                          constraint_wrenches)
 from .forward import constrained_forward_dynamics
 from .inverse import ConstrainedInverseDynamicsResult, constrained_inverse_dynamics
 from .results import ConstrainedForwardDynamicsResult
@@ -14,7 +15,8 @@ from .impact import ImpactResult, impact, impulse_dynamics
 from .friction import (FrictionDistributionResult, friction_cone_distribution,
                        friction_cone_margin, time_to_slip)
 
-__all__ = ["ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "constraint_jacobian",
+__all__ = ["ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "RollingContact",
+           "JointStop", "constraint_jacobian",
            "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",
            "ConstrainedForwardDynamicsResult", "constrained_inverse_dynamics",
            "ConstrainedInverseDynamicsResult", "Plane", "PointContact", "point_contacts",

@@ -13,7 +13,8 @@ Order k, given everything of orders ``0..k−1``:
    (plus the Baumgarte terms) reads;
 3. ``λ^(k) = −Λ e_k`` with ``Λ⁻¹ = J M⁻¹ Jᵀ`` (pseudo-inverse when the
    constraints are redundant); its wrenches join the articulated bias of
-   their bodies' ancestors (the bias pass is linear in the applied wrenches),
+   their bodies' ancestors (the bias pass is linear in the applied wrenches;
+   a joint stop's force joins ``q̃_j`` as a joint force),
    and the recovery pass of order k gives the final ``V^(k+1)``, ``q^(k+2)``,
    ``W^(k)`` and ``c^(k+2)``.
 
@@ -32,7 +33,9 @@ quantity about the base origin ``o``, SPEC §1)
 ==========  ================  ============================================
 ``Pa, Pb``  (r+3, nc, 3)      point jets ``p^(k)`` of each constraint's two
                               points (``Pb``: the anchor, at rest, for a
-                              world contact)
+                              world contact; a rolling contact's touching
+                              point, a joint stop's ``q_j^(k)``: see
+                              :mod:`liedyn.contact.rows`)
 ``RV``      (m, N, 6)         response ``ΔV_j`` to a unit ``λ_i`` (only on
                               the paths from the base to the constrained
                               bodies, which is all ``Λ⁻¹`` needs)
@@ -51,156 +54,17 @@ from ..algorithm.articulated import (articulated_factor, bias_pass, cholesky6_so
 from ..algorithm.forward import (base_outputs, check_forward_args, force_args, load_state,
                                 raise_forward_args)
 from ..multibody.model import check_model_order
-from ..spatial.se3 import _log_so3_into, _shift_wrench_acc
+from ..spatial.se3 import _shift_wrench_acc
 from ..multibody.workspace import workspace_for
-from .constraints import KIND_1D, KIND_6D, check_constraints
+from .constraints import KIND_6D, KIND_STOP, check_constraints
 from .results import ConstrainedForwardDynamicsResult
+# the rows of each kind; liedyn.simulation imports these from here too
+from .rows import (NOT_ANCHORED, _force, _response_rate, _row_direction,  # noqa: F401
+                   constraint_error_kernel, constraint_rate, contact_points, error_rate,
+                   point_jets)
 
 # kernel statuses of this module (below the library's own)
 INCONSISTENT = -30        # redundant constraints the state cannot satisfy
-NOT_ANCHORED = -31        # Baumgarte position term on a world contact without an anchor
-
-
-@njit(inline=True)
-def _point_order(P, c, k, V, b, binom):
-    """``p^(k)``, k ≥ 1, of point ``c`` fixed on body ``b`` (``b < 0``: at rest):
-    ``p^(k) = Σ_a binom(k−1, a) ω^(a) × p^(k−1−a) + v^(k−1)``."""
-    if b < 0:
-        P[k, c, 0] = P[k, c, 1] = P[k, c, 2] = 0.0
-        return
-    x, y, z = V[k - 1, b, 3], V[k - 1, b, 4], V[k - 1, b, 5]
-    for a in range(k):
-        w = V[a, b]
-        p = P[k - 1 - a, c]
-        s = binom[k - 1, a]
-        x += s * (w[1] * p[2] - w[2] * p[1])
-        y += s * (w[2] * p[0] - w[0] * p[2])
-        z += s * (w[0] * p[1] - w[1] * p[0])
-    P[k, c, 0], P[k, c, 1], P[k, c, 2] = x, y, z
-
-
-@njit(inline=True)
-def _origin(C, X, out):
-    """Origin of the frame ``C X`` (``C`` a body pose about ``o``)."""
-    for i in range(3):
-        out[i] = C[i, 0] * X[0, 3] + C[i, 1] * X[1, 3] + C[i, 2] * X[2, 3] + C[i, 3]
-
-
-@njit
-def contact_points(cd, ws, Pa, Pb):
-    """``p^(0)`` of every constraint's two points, about ``o``."""
-    C, o = ws.C, ws.o
-    for c in range(cd.kind.shape[0]):
-        _origin(C[cd.body_a[c]], cd.offset_a[c], Pa[0, c])
-        if cd.body_b[c] >= 0:
-            _origin(C[cd.body_b[c]], cd.offset_b[c], Pb[0, c])
-        else:
-            for i in range(3):
-                Pb[0, c, i] = cd.offset_b[c, i, 3] - o[i]
-
-
-@njit
-def point_jets(cd, ws, Pa, Pb, k):
-    """Row ``k ≥ 1`` of the point jets, from ``V^(0..k−1)``."""
-    for c in range(cd.kind.shape[0]):
-        _point_order(Pa, c, k, ws.V, cd.body_a[c], ws.binom)
-        _point_order(Pb, c, k, ws.V, cd.body_b[c], ws.binom)
-
-
-@njit(inline=True)
-def _twist(V, k, b, i):
-    return V[k, b, i] if b >= 0 else 0.0
-
-
-@njit
-def constraint_rate(cd, V, Pa, Pb, j, binom, out):
-    """``(J ν)^(j)`` (m,) from the twist jets ``V^(0..j)`` and the point jets
-    ``p^(0..j+1)`` (SPEC §13.1: the rows of each constraint kind)."""
-    for c in range(cd.kind.shape[0]):
-        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
-        if cd.kind[c] == KIND_6D:
-            for i in range(3):
-                out[r0 + i] = V[j, a, i] - _twist(V, j, b, i)
-                out[r0 + 3 + i] = V[j, a, 3 + i] - _twist(V, j, b, 3 + i)
-            for s in range(j + 1):                  # Σ binom(j, s) Δω^(j−s) × p_a^(s)
-                w0 = V[j - s, a, 0] - _twist(V, j - s, b, 0)
-                w1 = V[j - s, a, 1] - _twist(V, j - s, b, 1)
-                w2 = V[j - s, a, 2] - _twist(V, j - s, b, 2)
-                p = Pa[s, c]
-                f = binom[j, s]
-                out[r0 + 3] += f * (w1 * p[2] - w2 * p[1])
-                out[r0 + 4] += f * (w2 * p[0] - w0 * p[2])
-                out[r0 + 5] += f * (w0 * p[1] - w1 * p[0])
-        else:
-            dx = Pa[j + 1, c, 0] - Pb[j + 1, c, 0]
-            dy = Pa[j + 1, c, 1] - Pb[j + 1, c, 1]
-            dz = Pa[j + 1, c, 2] - Pb[j + 1, c, 2]
-            if cd.kind[c] == KIND_1D:
-                n = cd.normal[c]
-                out[r0] = n[0] * dx + n[1] * dy + n[2] * dz
-            else:
-                out[r0], out[r0 + 1], out[r0 + 2] = dx, dy, dz
-
-
-@njit
-def constraint_error_kernel(cd, ws, Pa, out):
-    """``φ`` (m,) at the current configuration (SPEC §13.1); returns
-    ``NOT_ANCHORED`` if a world contact has no anchor."""
-    C, o = ws.C, ws.o
-    Rb = np.empty((3, 3))
-    Re = np.empty((3, 3))
-    th = np.empty(3)
-    pb = np.empty(3)
-    for c in range(cd.kind.shape[0]):
-        if not cd.anchored[c]:
-            return NOT_ANCHORED
-        a, b, r0 = cd.body_a[c], cd.body_b[c], cd.row[c]
-        Xa, Xb = cd.offset_a[c], cd.offset_b[c]
-        if b >= 0:
-            _origin(C[b], Xb, pb)
-        else:
-            for i in range(3):
-                pb[i] = Xb[i, 3] - o[i]
-        d0, d1, d2 = Pa[0, c, 0] - pb[0], Pa[0, c, 1] - pb[1], Pa[0, c, 2] - pb[2]
-        if cd.kind[c] == KIND_6D:
-            for i in range(3):
-                for l in range(3):
-                    Rb[i, l] = 0.0
-                    for s in range(3):
-                        Rb[i, l] += (C[b, i, s] if b >= 0 else (1.0 if i == s else 0.0)) * Xb[s, l]
-            for i in range(3):
-                for l in range(3):
-                    acc = 0.0
-                    for s in range(3):
-                        ra = 0.0
-                        for u in range(3):
-                            ra += C[a, i, u] * Xa[u, s]
-                        acc += ra * Rb[l, s]
-                    Re[i, l] = acc                              # R_a R_bᵀ
-            _log_so3_into(Re, th)
-            out[r0], out[r0 + 1], out[r0 + 2] = th[0], th[1], th[2]
-            out[r0 + 3], out[r0 + 4], out[r0 + 5] = d0, d1, d2
-        elif cd.kind[c] == KIND_1D:
-            n = cd.normal[c]
-            out[r0] = n[0] * d0 + n[1] * d1 + n[2] * d2
-        else:
-            out[r0], out[r0 + 1], out[r0 + 2] = d0, d1, d2
-    return OK
-
-
-@njit(inline=True)
-def _row_direction(kind, i, n0, n1, n2):
-    """``(moment, e)`` of row ``i`` of a constraint of kind ``kind``: a unit
-    moment about ``e`` (6-D rows 0–2) or a unit force along ``e`` (``n`` for
-    1-D). Its wrench about ``o`` is ``(e, 0)``, or ``(p × e, e)`` at the
-    contact point ``p``, on body a, and minus that on body b (SPEC §13.1)."""
-    if kind == KIND_1D:
-        return False, n0, n1, n2
-    l = i - 3 if kind == KIND_6D else i
-    e0 = 1.0 if l == 0 or l == -3 else 0.0
-    e1 = 1.0 if l == 1 or l == -2 else 0.0
-    e2 = 1.0 if l == 2 or l == -1 else 0.0
-    return l < 0, e0, e1, e2
 
 
 @njit
@@ -216,11 +80,11 @@ def constrained_paths(model, cd, need):
 
 
 @njit
-def free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs):
+def free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs, qs):
     """The recovery pass of order k (``articulated.recover``) on the bodies of
-    ``need`` only: ``V^(k+1)`` written over the bias twists there (saved in
-    ``Vs``, with ``V₀^(k+1)``'s row 0), for the free rate to read; undo with
-    :func:`restore_bias_twists`."""
+    ``need`` only: ``V^(k+1)`` and ``q^(k+2)`` written over the bias twists
+    and ``q̃`` there (saved in ``Vs``, with ``V₀^(k+1)``'s row 0, and ``qs``),
+    for the free rate to read; undo with :func:`restore_bias_twists`."""
     parent, S, V, U, D, W = model.body_parent, ws.S, ws.V, ws.U, ws.D, ws.W
     N = parent.shape[0]
     for i in range(6):
@@ -237,34 +101,45 @@ def free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs):
         for i in range(6):
             Vs[j, i] = V[k + 1, j, i]
             s += U[j, i] * V[k + 1, p, i]
-        x = q[k + 2, j - 1] - s / D[j]                                  # q^(k+2)
+        qs[j] = q[k + 2, j - 1]
+        x = qs[j] - s / D[j]                                            # q^(k+2)
+        q[k + 2, j - 1] = x
         for i in range(6):
             V[k + 1, j, i] += S[0, j, i] * x + V[k + 1, p, i]
 
 
 @njit
-def restore_bias_twists(ws, k, need, Vs):
-    """Undo :func:`free_motion_on_paths`: the bias twists back in ``V^(k+1)``."""
+def restore_bias_twists(ws, k, need, Vs, qs):
+    """Undo :func:`free_motion_on_paths`: the bias twists back in ``V^(k+1)``
+    and ``q̃`` in ``q^(k+2)``."""
     V = ws.V
     for j in range(need.shape[0]):
         if j == 0 or need[j]:
             for i in range(6):
                 V[k + 1, j, i] = Vs[j, i]
+            if j > 0:
+                ws.q[k + 2, j - 1] = qs[j]
 
 
 @njit
-def force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW):
+def force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW, du):
     """The wrenches of ``λ^(k)`` (``lk``) added to the bias pass of order k:
     to ``W^(k)`` (the articulated bias ``W^A``) and ``q^(k+2)`` (``q̃``) of the
-    constrained bodies and their ancestors (``dW`` (N, 6): scratch)."""
+    constrained bodies and their ancestors; a joint stop's force ``s λ``
+    enters ``q̃_j = (s λ − S_jᵀ W^A_j) / D_j`` as a joint force (``dW`` (N, 6),
+    ``du`` (N,): scratch)."""
     parent, S, U, D, W = model.body_parent, ws.S, ws.U, ws.D, ws.W
     N = parent.shape[0]
     for j in range(N):
         if j == 0 or need[j]:
+            du[j] = 0.0
             for t in range(6):
                 dW[j, t] = 0.0
     for c in range(cd.kind.shape[0]):                                  # − the wrenches of λ_c
         a, b, kind = cd.body_a[c], cd.body_b[c], cd.kind[c]
+        if kind == KIND_STOP:
+            du[a] += cd.sign[c] * lk[cd.row[c]]                     # SPEC §13.2: s λ on joint j
+            continue
         f0, f1, f2 = _force(cd, c, lk)
         x, y, z = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
         m0, m1, m2 = y * f2 - z * f1, z * f0 - x * f2, x * f1 - y * f0
@@ -293,7 +168,7 @@ def force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW):
         s = 0.0
         for t in range(6):
             s += S[0, j, t] * dW[j, t]
-        x = -s / D[j]
+        x = (du[j] - s) / D[j]
         q[k + 2, j - 1] += x                                           # q̃_j
         p = parent[j]
         for t in range(6):
@@ -311,26 +186,32 @@ def unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, WA, qt):
     constrained bodies, ``need`` (the other rows of ``RV[l]`` are not written). A force
     on bodies a and b moves the articulated bias of their ancestors only, so
     the leaves-first pass visits those, and the parents-first pass the paths;
-    the rows of one constraint go through each body together. ``WA`` (6, N,
-    6), ``qt`` (6, N): scratch."""
+    the rows of one constraint go through each body together. A joint
+    stop's unit force ``s`` enters as a joint force, ``q̃_j = (s − S_jᵀ
+    W^A_j) / D_j`` (SPEC §13.2). ``WA`` (6, N, 6), ``qt`` (6, N): scratch."""
     parent, S, U, D = model.body_parent, ws.S, ws.U, ws.D
     N, nc = parent.shape[0], cd.kind.shape[0]
     up = np.zeros(N, np.bool_)                  # an ancestor of this constraint's bodies
     for c in range(nc):
-        a, b, mc, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
+        a, b, kind, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
+        mc = cd.row[c + 1] - r0
+        stop = cd.sign[c] if kind == KIND_STOP else 0.0
         up[:] = False
         for j in (a, b):
             while j > 0 and not up[j]:
                 up[j] = True
                 j = parent[j]
         ax, ay, az = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
-        bx, by, bz = (ax, ay, az) if mc == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2])
+        bx, by, bz = (ax, ay, az) if kind == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1],
+                                                            Pb[0, c, 2])
         for i in range(mc):
             for j in range(N):
                 if j == 0 or up[j]:
                     for t in range(6):
                         WA[i, j, t] = 0.0
-            moment, e0, e1, e2 = _row_direction(mc, i, cd.normal[c, 0], cd.normal[c, 1],
+            if kind == KIND_STOP:
+                continue
+            moment, e0, e1, e2 = _row_direction(kind, i, cd.normal[c, 0], cd.normal[c, 1],
                                                 cd.normal[c, 2])
             if moment:                                             # the bias pass's − W_app
                 WA[i, a, 0] -= e0
@@ -362,7 +243,7 @@ def unit_responses(model, ws, cd, Pa, Pb, fixed, need, RV, WA, qt):
                 s = 0.0
                 for t in range(6):
                     s += S[0, j, t] * WA[i, j, t]
-                x = -s / d                                         # q̃_j
+                x = ((stop if j == a else 0.0) - s) / d            # q̃_j
                 qt[i, j] = x
                 for t in range(6):
                     WA[i, p, t] += WA[i, j, t] + U[j, t] * x
@@ -466,7 +347,7 @@ def contact_space_inverse(model, ws, cd, Pa, Pb, fixed, need, RV, B6, Q, GG, col
     G = GG[0]
     m = G.shape[0]
     for l in range(m):
-        _response_rate(cd, RV, l, Pa, Pb, col)
+        _response_rate(model, ws, cd, RV, l, Pa, Pb, col)
         for i in range(m):
             G[i, l] = col[i]
     for i in range(m):
@@ -501,6 +382,7 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
     Pa, Pb = P[0], P[1]
     B6 = np.empty((6, N, 6))
     dW, Vs = B6[0], B6[1]
+    du = np.empty((2, N))                       # the orders' joint forces of stops, saved q̃
     need = np.zeros(N, np.bool_)
     constrained_paths(model, cd, need)
     E = np.zeros((4, m))
@@ -529,6 +411,8 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
         # 1. the known wrench terms of λ^(0..k−1) into W^(k), as the bias pass adds − W_app
         for cc in range(nc):
             a, b, kind, r0 = cd.body_a[cc], cd.body_b[cc], cd.kind[cc], cd.row[cc]
+            if kind == KIND_STOP:                                   # J̇ = 0: no known terms
+                continue
             for s in range(1, k + 1):
                 f0, f1, f2 = _force(cd, cc, lam[k - s])
                 for side in range(2):
@@ -542,15 +426,15 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     W[k, j, 2] -= sg * (p[0] * f1 - p[1] * f0)
         # 2. the bias pass, and the free rate from the free motion on the paths
         bias_pass(model, ws, k, q, tau, W_app, None)
-        free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs)
+        free_motion_on_paths(model, ws, k, q, Wb, fixed, need, Vs, du[1])
         point_jets(cd, ws, Pa, Pb, k + 2)                           # free p^(k+2)
         constraint_rate(cd, V, Pa, Pb, k + 1, binom, e)
-        restore_bias_twists(ws, k, need, Vs)
+        restore_bias_twists(ws, k, need, Vs, du[1])
         if alpha != 0.0 or beta != 0.0:
             constraint_rate(cd, V, Pa, Pb, k, binom, ek)
             for i in range(m):
                 e[i] += 2.0 * alpha * ek[i] + beta * beta * (phi[i] if k == 0 else ekm[i])
-            ekm[:] = ek
+            error_rate(cd, ek, ekm)                                 # φ^(k+1)
         # 3. λ^(k) = −Λ e, its wrenches in the bias pass, and the recovery pass
         lk = lam[k]
         for i in range(m):
@@ -572,49 +456,13 @@ def constrained_forward_kernel(model, ws, cd, C0, about_base, V0, q0, tau_in, Wb
                     info[2] = i
             if info[1] > 1e-6 and enorm > 1e-12:
                 return INCONSISTENT
-        force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW)
+        force_bias(model, ws, cd, k, lk, Pa, Pb, need, q, dW, du[0])
         recover(model, ws, k, q, tau, Vb, Wb, None, fixed)          # the final order-k quantities
     base_outputs(ws, V0 if model.floating_base else Vb, Wb, r, fixed)
     if not (_all_finite(ws.base_twist.reshape(-1)) and _all_finite(q.reshape(-1))
             and _all_finite(ws.base_wrench.reshape(-1)) and _all_finite(lam.reshape(-1))):
         return NOT_FINITE
     return OK
-
-
-@njit(inline=True)
-def _force(cd, c, lk):
-    """The force part (world axes) of constraint ``c``'s entry of ``λ``."""
-    r0 = cd.row[c]
-    if cd.kind[c] == KIND_6D:
-        return lk[r0 + 3], lk[r0 + 4], lk[r0 + 5]
-    if cd.kind[c] == KIND_1D:
-        n = cd.normal[c]
-        return lk[r0] * n[0], lk[r0] * n[1], lk[r0] * n[2]
-    return lk[r0], lk[r0 + 1], lk[r0 + 2]
-
-
-@njit
-def _response_rate(cd, RV, l, Pa, Pb, out):
-    """``J ΔV`` (m,) of response ``l`` (the order-0 rows of SPEC §13.1 with the
-    point velocities ``Δω × p + Δv``)."""
-    for c in range(cd.kind.shape[0]):
-        a, b, r0, kind = cd.body_a[c], cd.body_b[c], cd.row[c], cd.kind[c]
-        b0 = max(b, 0)
-        sb = 1.0 if b >= 0 else 0.0
-        ax, ay, az = Pa[0, c, 0], Pa[0, c, 1], Pa[0, c, 2]
-        bx, by, bz = (ax, ay, az) if kind == KIND_6D else (Pb[0, c, 0], Pb[0, c, 1], Pb[0, c, 2])
-        w0, w1, w2 = RV[l, a, 0], RV[l, a, 1], RV[l, a, 2]
-        u0, u1, u2 = sb * RV[l, b0, 0], sb * RV[l, b0, 1], sb * RV[l, b0, 2]
-        d0 = RV[l, a, 3] + w1 * az - w2 * ay - sb * RV[l, b0, 3] - (u1 * bz - u2 * by)
-        d1 = RV[l, a, 4] + w2 * ax - w0 * az - sb * RV[l, b0, 4] - (u2 * bx - u0 * bz)
-        d2 = RV[l, a, 5] + w0 * ay - w1 * ax - sb * RV[l, b0, 5] - (u0 * by - u1 * bx)
-        if kind == KIND_6D:
-            out[r0], out[r0 + 1], out[r0 + 2] = w0 - u0, w1 - u1, w2 - u2
-            out[r0 + 3], out[r0 + 4], out[r0 + 5] = d0, d1, d2
-        elif kind == KIND_1D:
-            out[r0] = cd.normal[c, 0] * d0 + cd.normal[c, 1] * d1 + cd.normal[c, 2] * d2
-        else:
-            out[r0], out[r0 + 1], out[r0 + 2] = d0, d1, d2
 
 
 CONSTRAINED_FORWARD = Kernel(constrained_forward_kernel)
@@ -689,8 +537,9 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     ConstrainedForwardDynamicsResult
         ``force`` ``(order+1, m)``: ``λ^(0..order)`` in the reported form of
         SPEC §13.1 (6-D: moment about the contact frame's origin and force,
-        world axes; 3-D: world force; 1-D: force along the normal), and the
-        motion jets of :class:`liedyn.ForwardDynamicsResult`.
+        world axes; 3-D: world force; 1-D: force along the normal; rolling:
+        world force at the touching point; joint stop: the joint force along
+        ``s``), and the motion jets of :class:`liedyn.ForwardDynamicsResult`.
 
     Raises
     ------

@@ -162,7 +162,8 @@ class FrictionDistributionResult:
     tau : (r+1, n)
         Joint force jets.
     force : (r+1, 3 nc)
-        Contact force jets (world force at each frame origin, rows as
+        Contact force jets (world force at each touching point: the frame
+        origin of a point, ``p − ρ n`` of a sphere; rows as
         ``constraints.rows``).
     base_residual : (r+1, 6)
         What the base would still need besides the contact forces (zero to
@@ -177,7 +178,8 @@ class FrictionDistributionResult:
     status : str
         The QP solver's status.
     constraints : ConstraintSet
-        The contacts as ``Contact3D`` constraints.
+        The contacts as ``Contact3D`` (points) and ``RollingContact``
+        (spheres) constraints.
     names : tuple of str
     """
 
@@ -298,10 +300,13 @@ def friction_cone_distribution(model, contacts, base_pose, base_twist, q, order,
     model : Model
         Floating base (a fixed base has no base rows to distribute).
     contacts : sequence of PointContact
-        Points (``radius = 0``); each plane gives the cone's normal.
+        Points or spheres (round feet); each plane gives the cone's normal.
+        A sphere's force acts at its touching point ``p − ρ n``
+        (:class:`liedyn.RollingContact`), a point's at the frame origin.
     base_pose, base_twist, q, order, applied
         As :func:`liedyn.constrained_inverse_dynamics`: a motion that keeps
-        the contacts still.
+        the contacts still (a sphere may roll: its material point at the
+        touching point is still).
     mu : float or (nc,), keyword
         Friction coefficients ``≥ 0``.
     facets : int ≥ 3, keyword
@@ -317,7 +322,7 @@ def friction_cone_distribution(model, contacts, base_pose, base_twist, q, order,
     ------
     ValueError, TypeError
         Bad arguments (a negative ``mu``, a contact frame that does not
-        exist, a sphere contact, a fixed base), naming them; no distribution
+        exist, a fixed base), naming them; no distribution
         within the cones (the robot cannot stand there), with the solver's
         status; ``order ≥ 1`` where the active facets are not strict or not
         independent (naming the contact).
@@ -327,11 +332,6 @@ def friction_cone_distribution(model, contacts, base_pose, base_twist, q, order,
         raise ValueError("model: a fixed base has no base rows to distribute over the contacts; "
                          "use liedyn.constrained_inverse_dynamics with force=")
     cl = check_contacts(model, contacts)
-    if np.any(cl.radius > 0):
-        i = int(np.flatnonzero(cl.radius > 0)[0])
-        raise ValueError(f"contacts[{i}]: radius {cl.radius[i]:g} > 0: a sphere's tangential "
-                         "force acts at its touching point, which moves on the sphere; put a "
-                         "frame at the touching point and use radius 0")
     mu = _mu_arg(mu, cl.names)
     if isinstance(facets, bool) or not isinstance(facets, (int, np.integer)) or facets < 3:
         raise ValueError(f"facets: expected an int ≥ 3, got {facets!r}")

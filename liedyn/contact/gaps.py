@@ -37,7 +37,8 @@ from .._checks import as_array, check_order
 from ..algorithm.frames import frame_arg
 from ..multibody.model import check_model
 from ..multibody.results import _freeze, _frozen_setattr
-from .constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
+from .constraints import (ConstraintSet, Contact1D, Contact3D, RollingContact, _kinematics,
+                          _point_jets)
 
 __all__ = ["Plane", "PointContact", "point_contacts", "contact_gaps", "GapResult"]
 
@@ -204,11 +205,15 @@ def normal_constraints(cl, which=None):
 
 
 def point_constraints(cl, which=None):
-    """``ConstraintSet`` of ``Contact3D(frame)`` for the contacts ``which``:
-    the force is the world force at the frame origin."""
+    """``ConstraintSet`` of ``Contact3D(frame)`` for the points and of
+    ``RollingContact(frame, normal=n, radius=ρ)`` for the spheres among the
+    contacts ``which``: the force is the world force at the touching point
+    (the frame origin for a point, ``p − ρ n`` for a sphere, which rolls)."""
     which = range(len(cl)) if which is None else which
-    return ConstraintSet(cl.model, [Contact3D(int(cl.frame[i]), name=cl.names[i])
-                                    for i in which])
+    return ConstraintSet(cl.model, [
+        Contact3D(int(cl.frame[i]), name=cl.names[i]) if cl.radius[i] == 0.0 else
+        RollingContact(int(cl.frame[i]), normal=cl.normal[i], radius=cl.radius[i],
+                       name=cl.names[i]) for i in which])
 
 
 def gap_jets(cl, fk, K):
