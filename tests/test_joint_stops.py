@@ -13,8 +13,7 @@ constraint, its force a joint force, against independent references:
 4. Solo-12 standing on three feet with a knee held at a stop: the dense
    order-by-order KKT solve, central differences of the order-0 result
    along the returned jets, constrained inverse dynamics, Baumgarte, and
-   ``liedyn.simulate`` with Baumgarte (its default projection does not yet
-   apply a stop's force: a strict xfail records it).
+   ``liedyn.simulate`` with Baumgarte and with its default projection.
 5. Bad input.
 """
 
@@ -247,17 +246,16 @@ def test_simulate_holds_the_knee_at_its_stop_with_baumgarte():
     assert np.all(traj.force_of(cs.names[-1])[:, 0] != 0.0)
 
 
-@pytest.mark.xfail(strict=True, raises=ld.SimulationError,
-                   reason="the projection of liedyn.simulate (liedyn/simulation/constraints.py, "
-                          "_impulse_response) applies the constraint forces as point forces and "
-                          "does not yet apply a joint stop's force as a joint force, so its "
-                          "Gauss-Newton step misses the stop's rows in a mixed set")
 def test_simulate_projection_holds_the_knee_at_its_stop():
-    """Measured: the stop's row is left uncorrected (``J ν`` 3e-13 after
-    0.05 s) and at t = 0.132 s the Gauss-Newton step fails to converge."""
+    """The default projection applies the stop's force as a joint force: the
+    knee stays at its stop and every residual at round-off."""
     model, cs, C0, q0, knee = solo_knee()
     traj = ld.simulate(model, ld.State(base_pose=C0, q=q0), 0.3, dt=1e-3, constraints=cs)
-    assert np.abs(traj.velocity_residual).max() < 1e-14
+    assert np.abs(traj.q[:, 0] - q0).max() > 1e-2                    # the other joints move
+    assert_close(traj.q[:, 0, knee], np.full(len(traj.time), q0[knee]), 0.0, 1e-12,
+                 what="knee angle")
+    assert np.abs(traj.velocity_residual).max() < 1e-12
+    assert np.abs(traj.position_residual).max() < 1e-12
 
 
 # ------------------------------------------------------------ 5. bad input --

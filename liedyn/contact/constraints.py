@@ -176,10 +176,9 @@ class JointStop:
 
     Notes
     -----
-    :func:`liedyn.simulate` holds joint stops with
-    ``stabilization="baumgarte"`` or ``None``; its default projection
-    applies constraint forces as point forces and does not yet apply a
-    stop's joint force (SPEC §10.1).
+    :func:`liedyn.simulate` holds joint stops given in ``constraints=``
+    (bilateral, every stabilization). As unilateral stops with their own
+    events they are not yet part of ``contacts=``.
     """
 
     __slots__ = ("joint", "side", "limit", "name")

@@ -49,7 +49,7 @@ from .._checks import NOT_FINITE, OK, counted, status_message
 from ..multibody._data import _plain_handle
 from .._jit import JIT, Kernel, njit
 from ..algorithm.articulated import articulated_factor, cholesky6_solve, configuration
-from ..contact.constraints import KIND_6D, WORLD, ConstraintData, check_constraints
+from ..contact.constraints import KIND_6D, KIND_STOP, WORLD, ConstraintData, check_constraints
 from ..contact.forward import (INCONSISTENT, RANK_RTOL, _force, constrained_forward_kernel,
                                constrained_paths, constraint_error_kernel, constraint_rate,
                                contact_points, contact_space_inverse, inconsistent_message,
@@ -171,9 +171,13 @@ def _impulse_response(model, ws, cd, y, Pa, Pb, dnu):
     nb = 6 if model.floating_base else 0
     WA = np.zeros((N, 6))
     qt = np.zeros(N)
+    u = np.zeros(N)                                       # joint forces of the stops
     dV = np.zeros((N, 6))
     for c in range(cd.kind.shape[0]):                     # the bias pass's − W_app
         a, b, kind, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
+        if kind == KIND_STOP:                             # SPEC §13.2: s λ on joint j
+            u[a] += cd.sign[c] * y[r0]
+            continue
         f0, f1, f2 = _force(cd, c, y)
         for side in range(2):
             j = a if side == 0 else b
@@ -195,7 +199,7 @@ def _impulse_response(model, ws, cd, y, Pa, Pb, dnu):
         s = 0.0
         for t in range(6):
             s += S[0, j, t] * WA[j, t]
-        qt[j] = -s / D[j]                                  # q̃_j
+        qt[j] = (u[j] - s) / D[j]                          # q̃_j
         p = parent[j]
         for t in range(6):
             WA[p, t] += WA[j, t] + U[j, t] * qt[j]
