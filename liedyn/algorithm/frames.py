@@ -66,6 +66,7 @@ from .._checks import as_array, check_motion_slow, check_order
 from .kinematics import forward_kinematics
 from ..multibody.model import check_model
 from ..multibody.results import _freeze, _frozen_setattr, _hat
+from ..multibody.results import cross3 as _cross
 from ..spatial.se3 import _inv_into
 from ..multibody.workspace import binomials
 
@@ -138,11 +139,6 @@ def inverse_adjoint_jet(C, V, K):
     return H
 
 
-def _cross(a, b):
-    """``a × b`` of two 3-vectors, written out (``np.cross`` costs microseconds
-    in its argument handling, which the jets below call many times)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
 
 
 def position_jet(p, V, K, B=None):

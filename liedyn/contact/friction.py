@@ -47,7 +47,7 @@ from ..multibody.model import check_model_order
 from ..multibody.results import _freeze, _frozen_setattr
 from ..multibody.workspace import binomials
 from ._qp import INFEASIBLE, SOLVED, solve_qp
-from .constraints import _kinematics, jacobian_jets
+from .constraints import _kinematics, _normal_arg, jacobian_jets
 from .gaps import _real, check_contacts, point_constraints
 from .inverse import _consistency, _solve_min_norm, _weight_arg, constrained_inverse_dynamics
 
@@ -59,13 +59,6 @@ STRICT_TOL = 1e-8         # relative: slack and multiplier both below this is de
 ZERO_TANGENT = 1e-12      # ‖λ_t‖ ≤ this times |λ| counts as zero
 ROOT_IMAG = 1e-7          # a root with |Im t| ≤ this times |t| is real
 
-
-def _normal_arg(normal):
-    n = as_array(normal, "normal", shape=(3,))
-    size = float(np.linalg.norm(n))
-    if not size > 1e-12:
-        raise ValueError(f"normal: expected a non-zero direction (3,), got {n.tolist()}")
-    return n / size
 
 
 def friction_cone_margin(force, normal, mu):

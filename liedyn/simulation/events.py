@@ -8,7 +8,8 @@ Each contact is in one of four modes:
 ``OPEN``    0      apart: no force; watched: the gap ``φ`` (touch-down)
 ``CLOSED``  1      frictionless, held along its normal (``Contact1D``);
                    watched: ``λ_n`` (lift-off)
-``STICK``   2      friction, held as a point (``Contact3D``); watched:
+``STICK``   2      friction, held as a point (``Contact3D``; a sphere rolls,
+                   ``RollingContact``); watched:
                    ``λ_n`` (lift-off) and the cone margin
                    ``μ λ_n − ‖λ_t‖`` (slip)
 ``SLIDE``   3      friction, held along its normal, the Coulomb force
@@ -18,7 +19,9 @@ Each contact is in one of four modes:
 ==========  =====  ======================================================
 
 Between events the closed contacts are held by the constrained dynamics
-(SPEC §10.1, projection). The run advances in windows of ``WINDOW`` steps;
+(SPEC §10.1, projection). The run advances in windows of ``WINDOW`` steps
+after an event, doubled after each window without one (up to
+``MAX_WINDOW``);
 the watched functions (a force starting its segment at ``≤ 0`` shifted by
 ``FORCE_SHIFT·FORCE_RTOL·m g``, so that each is armed from the start) are
 evaluated at
@@ -58,8 +61,10 @@ friction force depends on ``λ_n``, which depends linearly on it: ``λ_n``
 solves ``(I − B μ) λ_n = λ_n⁰`` with ``B`` the responses of ``λ_n`` to unit
 friction forces (one constrained solve each), exact by linearity.
 
-Only point contacts (``radius = 0``) take friction: a sphere with friction
-rolls, which is not modelled. A grazing contact whose gap dips below zero
+A sphere (``radius > 0``, a round foot) with friction rolls while it
+sticks (``RollingContact``: the material point at its touching point is
+held) and slides with the Coulomb force at its touching point, opposing the
+slip of that material point, ``ċ + ρ n × ω``. A grazing contact whose gap dips below zero
 and recovers within one step is not seen (a shorter ``dt`` sees it).
 """
 
@@ -81,7 +86,9 @@ __all__ = ["ContactEvent", "OPEN", "CLOSED", "STICK", "SLIDE"]
 
 KINDS = ("touch-down", "lift-off", "slip", "stick")
 
-WINDOW = 64               # steps per simulate call between event checks
+WINDOW, MAX_WINDOW = 64, 1024   # steps per simulate call between event checks: WINDOW after
+                                # an event, doubled after each window without one, up to
+                                # MAX_WINDOW (the steps after an event in its window are redone)
 GAP_TOL = 1e-6            # m: a contact with |φ| ≤ GAP_TOL is touching
 VELOCITY_TOL = 1e-6       # m/s: touching and |φ̇| ≤ VELOCITY_TOL is at rest along the normal
 FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
@@ -244,26 +251,44 @@ class _Hybrid(ContactModes):
         self.evaluations += traj.evaluations
         return traj
 
+    def _watched(self, traj, seg, ks):
+        """The watched functions at the samples ``ks`` of ``traj``: ``(values
+        (len(ks), n_f), [(contact, kind)] of each column)``, each positive
+        until its event. The forces come from the recorded constraint
+        forces, all samples at once; gaps and slip velocities, needed only
+        with open or sliding contacts, from each sample's kinematics."""
+        modes, cs, rows = seg
+        ks = list(ks)
+        if any(mo == OPEN for mo in modes) or any(mo == SLIDE for mo in modes):
+            geometry = [self._geometry_at(traj, k) for k in ks]
+            phi = np.array([g[0] for g in geometry])
+            vt = np.array([g[2] for g in geometry])
+        cols, labels = [], []
+        for i in range(self.nc):
+            mo, n = modes[i], self.cl.normal[i]
+            if mo == OPEN:
+                cols.append(phi[:, i] + ZERO_GAP)
+                labels.append((i, 0))
+                continue
+            lam = traj.force[ks][:, rows[i]]
+            if mo == STICK:                       # the force on the point, its cone margin
+                fn = lam @ n
+                ft = np.linalg.norm(lam - fn[:, None] * n, axis=1)
+                cols += [fn, self.mu[i] * fn - ft]
+                labels += [(i, 1), (i, 2)]
+                continue
+            cols.append(lam[:, 0])                # λ_n (the friction is tangential)
+            labels.append((i, 1))
+            if mo == SLIDE:
+                cols.append(vt[:, i] @ self.s0[i])
+                labels.append((i, 3))
+        return np.array(cols).T.reshape(len(ks), len(labels)), labels
+
     def _watch(self, traj, k, seg):
         """The watched functions at sample ``k``: a list of ``(value, contact,
-        kind)``, each positive until its event."""
-        modes, cs, rows = seg
-        out = []
-        if any(mo == OPEN for mo in modes) or any(mo == SLIDE for mo in modes):
-            phi, _, vt = self._geometry_at(traj, k)
-        if cs is not None:
-            F = self._forces(traj.force[k], modes, rows, lambda i: self._direction(i, vt))
-        for i in range(self.nc):
-            mo = modes[i]
-            if mo == OPEN:
-                out.append((phi[i] + ZERO_GAP, i, 0))
-                continue
-            out.append((float(F[i] @ self.cl.normal[i]), i, 1))
-            if mo == STICK:
-                out.append((self._margin(i, F), i, 2))
-            elif mo == SLIDE:
-                out.append((float(vt[i] @ self.s0[i]), i, 3))
-        return out
+        kind)``."""
+        values, labels = self._watched(traj, seg, [k])
+        return [(float(v), i, kind) for v, (i, kind) in zip(values[0], labels, strict=True)]
 
     def _first_crossing(self, traj, seg):
         """``(k, offsets)``: the first sample ``k`` where an armed watched
@@ -274,18 +299,23 @@ class _Hybrid(ContactModes):
         so that it is armed from the start, every other with 0. A function
         is armed once positive; a gap starting at the surface and moving
         away from the start."""
-        g0 = self._watch(traj, 0, seg)
-        _, vn, _ = self._geometry_at(traj, 0)
-        shift = FORCE_SHIFT * self.force_tol
-        offsets = [shift if kind in (1, 2) and v <= 0.0 else 0.0 for v, _, kind in g0]
-        armed = [v + x > 0.0 or (kind == 0 and abs(v) <= GAP_TOL and vn[i] > 0.0)
-                 for (v, i, kind), x in zip(g0, offsets, strict=True)]
-        for k in range(1, len(traj)):
-            g = [v + x for (v, _, _), x in zip(self._watch(traj, k, seg), offsets, strict=True)]
-            if any(a and v <= 0.0 for a, v in zip(armed, g, strict=True)):
-                return k, [x if a else None for a, x in zip(armed, offsets, strict=True)]
-            armed = [a or v > 0.0 for a, v in zip(armed, g, strict=True)]
-        return None
+        values, labels = self._watched(traj, seg, range(len(traj)))
+        _, vn, _ = self._geometry_at(traj, 0) if any(kd == 0 for _, kd in labels) else \
+            (None, np.zeros(self.nc), None)
+        kinds = np.array([kind for _, kind in labels])
+        offsets = np.where(np.isin(kinds, (1, 2)) & (values[0] <= 0.0),
+                           FORCE_SHIFT * self.force_tol, 0.0)
+        g = values + offsets
+        armed0 = (g[0] > 0.0) | np.array([kind == 0 and abs(values[0, j]) <= GAP_TOL and vn[i] > 0.0
+                                          for j, (i, kind) in enumerate(labels)], bool)
+        # armed before sample k: at the start, or positive at some sample before k
+        armed = armed0 | np.logical_or.accumulate(g > 0.0, axis=0)
+        hit = armed[:-1] & (g[1:] <= 0.0)
+        rows_hit = np.flatnonzero(hit.any(axis=1))
+        if not rows_hit.size:
+            return None
+        k = int(rows_hit[0]) + 1
+        return k, [float(x) if a else None for a, x in zip(armed[k - 1], offsets, strict=True)]
 
     def _locate(self, traj, k, offsets, seg):
         """``(s, trajectory of the step of length s, [(contact, kind), …])``:
@@ -632,12 +662,13 @@ class _Hybrid(ContactModes):
                 modes_after=tuple(MODE_NAMES[m] for m in modes)))
         at_once, t_last = 0, None
         first = True
+        window = WINDOW
         while True:
             cs, rows = self._constraints(modes)
             seg = (modes, cs, rows)
             self._slip_directions(state, modes)
             span = t1 - t
-            w = min(span, WINDOW * self.dt)
+            w = min(span, window * self.dt)
             if span <= 1e-12 * max(1.0, abs(t1)):
                 if first:
                     traj = self._run(state, t, 0.0, seg)
@@ -648,6 +679,7 @@ class _Hybrid(ContactModes):
             traj = self._run(state, t, w, seg)
             hit = self._first_crossing(traj, seg)
             if hit is None:
+                window = min(2 * window, MAX_WINDOW)
                 self._keep(traj, seg, 0 if first else 1, len(traj))
                 first = False
                 state, t = traj.state(-1), float(traj.time[-1])
@@ -657,6 +689,7 @@ class _Hybrid(ContactModes):
                     break
                 continue
             k, offsets = hit
+            window = WINDOW
             s, step, hits = self._locate(traj, k, offsets, seg)
             self._keep(traj, seg, 0 if first else 1, k)
             self._keep(step, seg, 1, 2)

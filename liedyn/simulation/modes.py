@@ -5,7 +5,8 @@ friction.
 ==========  =====  ======================================================
 ``OPEN``    0      apart: no force
 ``CLOSED``  1      frictionless, held along its normal (``Contact1D``)
-``STICK``   2      friction, held as a point (``Contact3D``)
+``STICK``   2      friction, held as a point (``Contact3D``; a sphere rolls
+                   without slipping, ``RollingContact``)
 ``SLIDE``   3      friction, held along its normal, the Coulomb force
                    ``μ λ_n d`` applied at the point (``d`` opposes the slip)
 ==========  =====  ======================================================
@@ -22,9 +23,11 @@ import numpy as np
 
 from .._checks import as_array
 from ..algorithm.closed_form import mass_matrix
-from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, _kinematics, _point_jets
+from ..contact.constraints import (ConstraintSet, Contact1D, Contact3D, RollingContact,
+                                   _kinematics, _point_jets)
 from ..contact.forward import constrained_forward_dynamics
 from ..contact.gaps import _real
+from ..multibody.results import cross3
 from .state import Inputs, SimulationError, callback, inputs_mismatch
 
 __all__ = ["OPEN", "CLOSED", "STICK", "SLIDE"]
@@ -36,7 +39,7 @@ ONSET_ITER, ONSET_TOL = 50, 1e-9  # the fixed-point iteration of a slip onset's 
 
 
 def friction_arg(friction, cl):
-    """``μ`` (nc,) or ``None``; friction only on point contacts."""
+    """``μ`` (nc,) or ``None``."""
     if friction is None:
         return None
     nc = len(cl)
@@ -48,11 +51,6 @@ def friction_arg(friction, cl):
         if bad.size:
             raise ValueError(f"friction: expected coefficients ≥ 0, got {mu[bad[0]]} for "
                              f"contact {cl.names[bad[0]]!r}")
-    for i in range(nc):
-        if cl.radius[i] > 0.0:
-            raise ValueError(f"friction: contact {cl.names[i]!r} is a sphere (radius "
-                             f"{cl.radius[i]:g} m); a sphere with friction rolls, which is not "
-                             "modelled: give friction only for point contacts (radius 0)")
     return mu
 
 
@@ -95,15 +93,18 @@ class ContactModes:
         return self._inputs_from(t, inp)
 
     def _points(self, state):
-        """``(p (nc, 3), φ̇ (nc,), tangential velocity (nc, 3))``: the contact
-        points and the normal and tangential parts of their velocities
-        (world)."""
+        """``(p (nc, 3), φ̇ (nc,), slip velocity (nc, 3))``: the touching points
+        ``p = c − ρ n``, the normal velocities ``nᵀċ`` and the tangential
+        velocities of the material points at ``p``, ``ċ + ρ n × ω`` (SPEC
+        §13.1; a point contact: ``ċ``), world."""
         m, cl = self.model, self.cl
         fk = _kinematics(m, *self._motion(state), 1)
         P = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 1)
                       for i in range(self.nc)])
-        vn = np.einsum("ij,ij->i", cl.normal, P[:, 1])
-        return P[:, 0] - cl.radius[:, None] * cl.normal, vn, P[:, 1] - vn[:, None] * cl.normal
+        omega = fk.twist[0, cl.body.astype(int), :3]
+        v = P[:, 1] + cl.radius[:, None] * cross3(cl.normal, omega)
+        vn = np.einsum("ij,ij->i", cl.normal, v)
+        return P[:, 0] - cl.radius[:, None] * cl.normal, vn, v - vn[:, None] * cl.normal
 
     def _geometry(self, state):
         """``(φ (nc,), φ̇ (nc,), tangential velocity (nc, 3))``."""
@@ -111,15 +112,22 @@ class ContactModes:
         return np.einsum("ij,ij->i", self.cl.normal, p) - self.cl.height, vn, vt
 
     def _slip_acceleration(self, traj, k):
-        """The tangential accelerations (nc, 3) of the contact points at
-        sample ``k`` of ``traj`` (from its recorded accelerations)."""
-        m, cl = self.model, self.cl
+        """The slip accelerations (nc, 3) of the contacts at sample ``k`` of
+        ``traj`` (from its recorded accelerations)."""
+        m = self.model
         V = (np.vstack([traj.base_twist[k, 0], traj.base_acceleration[k]])
              if m.floating_base else None)
         q = np.vstack([traj.q[k], traj.joint_acceleration[k][None]])
         fk = _kinematics(m, traj.base_pose[k], V, q, 2)
+        return self._tangential_acceleration(fk)
+
+    def _tangential_acceleration(self, fk):
+        """The tangential accelerations (nc, 3) of the material points at the
+        touching points, ``c̈ + ρ n × ω̇``, from a kinematics pass of order 2."""
+        m, cl = self.model, self.cl
         a = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 2)[2]
                       for i in range(self.nc)])
+        a += cl.radius[:, None] * cross3(cl.normal, fk.twist[1, cl.body.astype(int), :3])
         return a - np.einsum("ij,ij->i", cl.normal, a)[:, None] * cl.normal
 
     def _geometry_at(self, traj, k):
@@ -155,7 +163,14 @@ class ContactModes:
             if modes[i] == OPEN:
                 continue
             at = None if state is None else anchor[i]
-            if modes[i] == STICK:
+            if modes[i] == STICK and cl.radius[i] > 0.0:     # a round foot rolls
+                items.append(RollingContact(int(cl.frame[i]), normal=cl.normal[i],
+                                            radius=float(cl.radius[i]), name=cl.names[i],
+                                            anchor=None if at is None else
+                                            at - cl.radius[i] * cl.normal[i]))
+                rows[i] = slice(k, k + 3)
+                k += 3
+            elif modes[i] == STICK:
                 items.append(Contact3D(int(cl.frame[i]), name=cl.names[i], anchor=at))
                 rows[i] = slice(k, k + 3)
                 k += 3
@@ -183,7 +198,7 @@ class ContactModes:
     def _unit_wrench(self, i, p, d):
         """Applied wrench ``(1, N, 6)`` of a unit force along ``d`` at ``p``."""
         W = np.zeros((1, self.model.n_bodies, 6))
-        W[0, int(self.cl.body[i])] = np.concatenate([np.cross(p, d), d])
+        W[0, int(self.cl.body[i])] = np.concatenate([cross3(p, d), d])
         return W
 
     def _solve(self, t, state, modes, cs, rows, inputs=None):
@@ -202,18 +217,20 @@ class ContactModes:
                                                 applied=applied).force[0]
 
         d = {}
+        lam_all = lam(base)
         if slide:
             p, _, vt = self._points(state)
             d = {i: self._direction(i, vt) for i in slide}
-            units = {i: self._unit_wrench(i, p[i], d[i]) for i in slide}
-            l0 = lam(base)
+            units = [self._unit_wrench(i, p[i], d[i]) for i in slide]
             S = [rows[i].start for i in slide]
-            B = np.array([lam(base + units[j])[S] - l0[S] for j in slide]).T
+            R = [lam(base + unit) - lam_all for unit in units]     # responses to unit frictions
+            B = np.array([r[S] for r in R]).T
             mu = self.mu[slide]
-            ln = np.linalg.solve(np.eye(len(slide)) - B * mu[None, :], l0[S])
-            for j, i in enumerate(slide):
-                base = base + mu[j] * ln[j] * units[i]
-        F = self._forces(lam(base), modes, rows, d.get)
+            ln = np.linalg.solve(np.eye(len(slide)) - B * mu[None, :], lam_all[S])
+            for j in range(len(slide)):                          # exact by linearity
+                base = base + mu[j] * ln[j] * units[j]
+                lam_all = lam_all + mu[j] * ln[j] * R[j]
+        F = self._forces(lam_all, modes, rows, d.get)
         lam_n = np.einsum("ij,ij->i", F, cl.normal)
         return F, lam_n, (base if slide or app is not None else None), inp
 
@@ -235,11 +252,10 @@ class ContactModes:
             V = (np.vstack([self._full(state)[1], res.base_twist[1]]) if m.floating_base
                  else None)
             fk = _kinematics(m, self._full(state)[0], V, res.q[:3], 2)
+            acc = self._tangential_acceleration(fk)
             turn = 0.0
             for i in starting:
-                a = _point_jets(m, fk, int(self.cl.body[i]), self.cl.offset[i], 2)[2]
-                n = self.cl.normal[i]
-                a_t = a - (a @ n) * n
+                a_t = acc[i]
                 size = float(np.linalg.norm(a_t))
                 if not size > 0.0:
                     continue

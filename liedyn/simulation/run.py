@@ -666,10 +666,11 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     restitution : float or (nc,), keyword
         Newton's coefficient ``e ∈ [0, 1]`` of each contact (0: inelastic).
     friction : float or (nc,) or None, keyword
-        Coulomb coefficients ``μ ≥ 0`` (point contacts only): a closed
-        contact sticks while its force is inside the cone and slides with
-        the force ``μ λ_n`` opposing the slip otherwise; ``None``:
-        frictionless.
+        Coulomb coefficients ``μ ≥ 0``: a closed contact sticks while its
+        force is inside the cone and slides with the force ``μ λ_n``
+        opposing the slip otherwise; a sphere (a round foot) rolls while it
+        sticks, its force and its slip those of the material point at its
+        touching point; ``None``: frictionless.
     events : {"switch", "stop"}, keyword
         At an event switch the contact modes and go on, or return the
         trajectory ending at the event.
