@@ -89,6 +89,8 @@ STUDIES = (
     ("legged_drops", "simulation with contact events: Go2 and Solo-12 dropped from 10 cm with "
                      "friction, invariants at every sample, energy balance, event_tol sweep",
      False),
+    ("bench_contact_sim", "simulation with contact events: cost against the feet held, per "
+                          "located event, real-time factor (Solo-12, Go2)", False),
     ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "
                     "per-task overhead", False),
     ("bench_symbolic", "symbolic functions: graph size, generated C against the authors' C++, "
