@@ -2,8 +2,8 @@
 what ``contacts=`` costs against holding the feet with ``constraints=``,
 and what one located event costs in steps.
 
-    python -m experiments.bench_contact_sim            # 5 pairs of 1 s runs per robot
-    python -m experiments.bench_contact_sim --full     # 15 pairs
+    python -m experiments.bench_contact_sim            # 9 pairs of 1 s runs per robot
+    python -m experiments.bench_contact_sim --full     # 25 pairs
     python -m experiments.bench_contact_sim --duration 0.2 --pairs 2   # a smoke run
 
 The robots and their PD law are those of ``models/quadruped_drops.py``
@@ -61,8 +61,8 @@ ROBOT_ORDER = ("solo12", "go2")
 DT = 1e-3                     # s
 DROP = 0.05                   # m
 EVENT_TOL = 1e-10             # s: simulate's default
-QUICK = dict(duration=1.0, pairs=5)
-FULL = dict(duration=1.0, pairs=15)
+QUICK = dict(duration=1.0, pairs=9)
+FULL = dict(duration=1.0, pairs=25)
 # The targets: contacts= at rest against held feet, the drop against held feet, and
 # one located event in held steps.
 TARGETS = dict(standing=1.3, drop=3.0, event=10.0)

@@ -50,7 +50,10 @@ the samples within each segment between events (the leading term
 ``h³ |f''| / 12`` per interval with ``f''`` from second differences, summed in
 absolute value), plus the friction law's regularisation: a slide's friction
 opposes ``v_t + SLIP_TOL s₀`` (SPEC §10.2), not ``v_t``, which changes its
-power by at most ``2 μ λ_n SLIP_TOL`` while sliding. Not in the balance:
+power by at most ``2 μ λ_n SLIP_TOL`` while sliding. The balance is also
+reported (without a target) with the friction's dissipation computed from
+the recorded force, ``∫ Σ −F_t · v_t dt``: where the friction does not
+oppose the slip, the two differ, and this one locates the residual. Not in the balance:
 the integrator's error (RK4, ``O(dt⁴)`` per unit time, far below the
 quadrature's ``O(dt²)``) and the projections onto the held contacts,
 which are among the residual's sources.
@@ -175,8 +178,10 @@ def analyse(drop, traj, event_tol, duration):
     friction, friction_err = trapezoid(t, drop.mu * np.sum(lam * np.linalg.norm(v_t, axis=-1),
                                                            axis=1))
     # the friction's power F_t . v_t: at most mu lam_n SLIP_TOL (it opposes v_t + a s0, a <= SLIP_TOL)
-    power = np.einsum("kci,kci->kc", F[..., :2], v_t) - drop.mu * np.abs(lam) * SLIP_TOL
+    work = np.einsum("kci,kci->kc", F[..., :2], v_t)
+    power = work - drop.mu * np.abs(lam) * SLIP_TOL
     sliding = mode == SLIDING
+    applied, _ = trapezoid(t, -np.sum(work, axis=1))
     # the power the applied friction -mu lam_n (v_t + SLIP_TOL s0)/|...| really has differs
     # from mu lam_n |v_t| by at most 2 mu lam_n SLIP_TOL
     regular, _ = trapezoid(t, 2.0 * drop.mu * SLIP_TOL * np.sum(np.abs(lam), axis=1))
@@ -186,6 +191,7 @@ def analyse(drop, traj, event_tol, duration):
     out.update(
         T=T, E=E, T_end=float(T[-1]), dE=float(E[-1] - E[0]), impacts=impacts, damping=damping,
         friction=friction, dissipated=dissipated, residual=float(E[-1] - E[0] + dissipated),
+        applied=applied, residual_applied=float(E[-1] - E[0] + impacts + damping + applied),
         balance_tol=damping_err + friction_err + regular, quadrature=damping_err + friction_err,
         regularisation=regular,
         weight_err=float(abs(fn[-1].sum() - mg) / mg),
@@ -271,6 +277,11 @@ def run_rows(robot, drop, res, wall, load, duration, stopped):
                             "samples; tolerance: quadrature + regularisation bounds)",
                   abs(res["residual"]), "J", res["balance_tol"],
                   abs(res["residual"]) <= res["balance_tol"]))
+    r.append(_row(robot, p, "the applied friction's dissipation, integral of sum -F_t . v_t dt "
+                            "over sliding contacts", res["applied"], "J"))
+    r.append(_row(robot, p, "balance with it in place of the friction term, "
+                            "|dE + impacts + damping + applied|", abs(res["residual_applied"]),
+                  "J"))
     return r
 
 
@@ -450,6 +461,8 @@ def report(robot, drop, res, wall, load, stopped, sweep, cfg):
           f"{res['damping']:.6f} J, friction {res['friction']:.6f} J; residual "
           f"{res['residual']:.2e} J (tolerance {res['balance_tol']:.1e} J: quadrature "
           f"{res['quadrature']:.1e}, regularisation {res['regularisation']:.1e})")
+    print(f"  with the applied friction's dissipation {res['applied']:.6f} J (-F_t . v_t) in place "
+          f"of mu lambda_n |v_t|: residual {res['residual_applied']:.2e} J")
     print("  event_tol   to the end  events  t1 - sqrt(2h/g) (s)  wall (s)")
     for s in sweep:
         print(f"  {s['event_tol']:<10.0e}  {'yes' if s['stopped'] is None else 'no':<10}  "
