@@ -48,7 +48,7 @@ def test_event_cost_is_the_time_beyond_the_steps_held_per_event():
         return {"samples": x, "sweeps": np.arange(x.size)}
     m = dict(timings={"held": timing([1.0, 1.0, 1.0]), "standing": timing([1.1, 1.2, 1.3]),
                       "drop": timing([2.2, 2.2, 2.2])},
-             events=5, switches=2, steps_drop=120, steps_held=100)
+             events=5, switches=2, steps_drop=120, integrated_drop=150, steps_held=100)
     s = BCS.statistics(m, 1.0)
     assert s["event"]["median"] == pytest.approx(20.0)
     assert s["switch"]["median"] == pytest.approx(50.0)
