@@ -89,5 +89,5 @@ def test_sliding_friction_does_no_positive_work():
     from models.quadruped_drops import Drop
     drop = Drop("go2", LD.DROP)
     traj = drop.run(0.34, LD.EVENT_TOL, LD.DT)
-    res = LD.analyse(drop, traj, LD.EVENT_TOL, 0.34)
+    res = LD.analyse(drop, traj, LD.EVENT_TOL)
     assert res["power"] <= 0.0, (res["power"], res["power_at"])
