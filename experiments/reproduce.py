@@ -86,6 +86,11 @@ STUDIES = (
     ("bench_simulate", "simulation: steps per second and their cost split", False),
     ("contact_events", "simulation with contact events: bouncing sphere, block on an incline, "
                        "Solo-12 dropped on its feet, against closed forms", False),
+    ("legged_drops", "simulation with contact events: Go2 and Solo-12 dropped from 10 cm with "
+                     "friction, invariants at every sample, energy balance, event_tol sweep",
+     False),
+    ("bench_contact_sim", "simulation with contact events: cost against the feet held, per "
+                          "located event, real-time factor (Solo-12, Go2)", False),
     ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "
                     "per-task overhead", False),
     ("bench_symbolic", "symbolic functions: graph size, generated C against the authors' C++, "

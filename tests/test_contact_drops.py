@@ -9,77 +9,26 @@ plane after each switch. The first touch-down, on four feet at once, is at
 
 Solo-12 (URDF of example-robot-data) dropped from 10 cm with μ = 0.7 and
 Go2 (a robot the other tests do not use) with μ = 0.8; both slip, stick,
-lift and land again several times in the first half second.
+lift and land again several times in the first half second. The robots and
+the PD law are those of ``models/quadruped_drops.py``.
 """
-
-import warnings
 
 import numpy as np
 import pytest
 
 import liedyn as ld
-from liedyn.parsers.urdf import URDFWarning
-from models.example_robots import load_robot, robots_dir
+from models.quadruped_drops import ROBOTS, Drop
 
-G = 9.81
 DROP = 0.10
 DURATION = 0.5
 TOLERANCES = (1e-12, 1e-9, 1e-6, 1e-4, 1e-3)
 FORCE_BOUND = 4e-9        # times m g: where the forces' events are located (SPEC §10.2)
 
 
-def solo():
-    model = load_robot("solo12")
-    q = np.zeros(model.n_joints)
-    for leg, sign in zip(("FL", "FR", "HL", "HR"), (1.0, 1.0, -1.0, -1.0)):
-        i = model.joint_names.index(f"{leg}_HFE")
-        q[i], q[i + 1] = 0.8 * sign, -1.6 * sign
-    return model, q, ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"), 0.7, (10.0, 0.2)
-
-
-def go2():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", URDFWarning)
-        model = ld.load_urdf(str(robots_dir() / "go2_description/urdf/go2.urdf"),
-                             floating_base=True)
-    stand = {"hip": 0.068, "thigh": 0.785, "calf": -1.44}      # the SRDF's "standing"
-    q = np.zeros(model.n_joints)
-    for i, name in enumerate(model.joint_names):
-        leg, part, _ = name.split("_")
-        q[i] = stand[part] * (-1.0 if part == "hip" and leg[1] == "R" else 1.0)
-    return model, q, ("FL_foot", "FR_foot", "RL_foot", "RR_foot"), 0.8, (40.0, 1.0)
-
-
-ROBOTS = {"solo12": solo, "go2": go2}
-
-
-class Drop:
-    """A robot held at its standing posture by a joint PD law, its lowest foot
-    ``DROP`` above the ground, at rest."""
-
-    def __init__(self, name):
-        self.model, self.q, self.feet, self.mu, (kp, kd) = ROBOTS[name]()
-        C = np.eye(4)
-        z = min(ld.frame_pose(self.model, C, self.q, f)[2, 3] for f in self.feet)
-        C[2, 3] = DROP - z
-        self.state = ld.State(C, np.zeros(6), self.q, np.zeros(self.model.n_joints))
-        self.weight = float(np.sum(self.model.body_mass)) * G
-        q0 = self.q
-
-        def hold(t, s):
-            return ld.Inputs(tau=kp * (q0 - s.q) - kd * s.qd)
-        self.hold = hold
-
-    def run(self, event_tol):
-        return ld.simulate(self.model, self.state, DURATION, dt=1e-3,
-                           contacts=ld.point_contacts(self.feet), friction=self.mu,
-                           controller=self.hold, event_tol=event_tol)
-
-
 @pytest.fixture(scope="module", params=sorted(ROBOTS))
 def sweep(request):
-    drop = Drop(request.param)
-    return drop, {tol: drop.run(tol) for tol in TOLERANCES}
+    drop = Drop(request.param, DROP)
+    return drop, {tol: drop.run(DURATION, tol) for tol in TOLERANCES}
 
 
 def test_every_event_tolerance_runs_to_the_end(sweep):
@@ -93,7 +42,7 @@ def test_every_event_tolerance_runs_to_the_end(sweep):
 def test_the_invariants_hold_at_every_sample(sweep):
     drop, runs = sweep
     bound = FORCE_BOUND * drop.weight
-    v_land = np.sqrt(2 * G * DROP)
+    v_land = np.sqrt(2 * drop.gravity * DROP)
     for tol, traj in runs.items():
         F, mode, gap = traj.contact_force, traj.contact_mode, traj.gap
         fn = F[..., 2]
@@ -112,7 +61,7 @@ def test_the_invariants_hold_at_every_sample(sweep):
 
 def test_the_first_touch_down_is_at_the_free_fall_time_within_the_tolerance(sweep):
     drop, runs = sweep
-    t_fall = np.sqrt(2 * DROP / G)
+    t_fall = np.sqrt(2 * DROP / drop.gravity)
     first = {}
     for tol, traj in runs.items():
         e = traj.events[0]
@@ -127,7 +76,7 @@ def test_the_first_touch_down_is_at_the_free_fall_time_within_the_tolerance(swee
 
 
 def test_a_start_beyond_the_ground_is_refused_with_its_depth():
-    drop = Drop("solo12")
+    drop = Drop("solo12", DROP)
     C = np.array(drop.state.base_pose)
     C[2, 3] -= DROP + 2e-3
     state = ld.State(C, np.zeros(6), drop.q, np.zeros(drop.model.n_joints))

@@ -1,0 +1,473 @@
+"""Go2 and Solo-12 dropped onto their four point feet with friction, then
+standing: the contact invariants of SPEC §10.2 at every sample, the energy
+balance of the whole run, and the first touch-down against ``event_tol``.
+
+    python -m experiments.legged_drops                  # quick: 1 s runs (about 2 minutes)
+    python -m experiments.legged_drops --full           # 2 s runs
+    python -m experiments.legged_drops --duration 0.2   # any duration past the landing
+
+The robots (``models/quadruped_drops.py``): Go2 (example-robot-data's
+``go2.urdf``, μ = 0.8, PD gains ``K_p = 40``, ``K_d = 1``) and Solo-12
+(μ = 0.7, ``K_p = 10``, ``K_d = 0.2``), each at its standing posture
+``q_s``, at rest, its lowest foot ``h = DROP`` above the ground; a
+``PointContact`` (radius 0) at each foot, restitution 0; the joints held by
+``τ = K_p (q_s − q) − K_d q̇``. ``liedyn.simulate(contacts=…)`` at
+``dt = DT`` for the run's duration, ``event_tol = EVENT_TOL``.
+
+**1. The run** (per robot): the events by kind, the real-time factor
+``wall time / simulated time`` (above 1: slower than real time) with the
+machine's 1-minute load average before and after, and each invariant's
+worst value over every sample, against the bounds SPEC §10.2 states
+(``ε_F = 1e-9 m g``):
+
+* a sticking contact's force against its cone, ``max ‖f_t‖ − μ f_n`` ≤ ``4 ε_F``;
+* a closed (held) contact's normal force, ``min f_n`` ≥ ``−4 ε_F``;
+* an open contact's gap, ``min φ`` ≥ ``−(|φ̇| event_tol + ½ g event_tol²)``
+  with ``|φ̇| = √(2 g h)``, the speed of the first landing, the fastest (the
+  feet never rise far after it);
+* the held contacts' ``|φ|`` at the sample right after each switch ≤ 1e-9 m;
+* a sliding contact's friction against its slip velocity ``v_t``: it opposes
+  ``v_t + a s₀`` with ``0 ≤ a ≤ SLIP_TOL``, or stays at ``−s₀`` once the
+  slip turns against ``s₀``, where the contact sticks (an event, located to
+  ``event_tol``, so the slip left there is round-off), so its power
+  ``F_t · v_t ≤ μ λ_n SLIP_TOL`` (this is what makes the friction term of
+  the energy balance a dissipation);
+* at the end (reported): the kinetic energy and the vertical contact forces
+  against ``m g``.
+
+**Energy balance.** ``E = T + U + ½ K_p ‖q − q_s‖²`` (kinetic energy
+``½ νᵀ M ν`` and potential ``−m g⃗ᵀ c`` of ``liedyn.centroidal``, and the
+PD law's spring). Over the run ``E(end) − E(0) = −D`` with the dissipation
+
+    D = Σ_events energy_loss  +  ∫ K_d ‖q̇‖² dt  +  ∫ Σ_sliding μ λ_n ‖v_t‖ dt,
+
+the impact losses the events report, the PD law's damping, and the Coulomb
+friction of the sliding contacts (``v_t`` the foot's velocity along the
+ground, ``λ_n`` its normal force). Held contacts do no work (their points do
+not move), nor do the normal forces of sliding ones (``v_n = 0``). The
+integrals are trapezoids over the samples (an event's two samples share its
+time, so an impact's jump falls in an interval of zero width). The
+tolerance is the trapezoid rule's own error bound, ``Σ h |Δ²f| / 12`` over
+the samples within each segment between events (the leading term
+``h³ |f''| / 12`` per interval with ``f''`` from second differences, summed in
+absolute value), plus the friction law's regularisation: a slide's friction
+opposes ``v_t + SLIP_TOL s₀`` (SPEC §10.2), not ``v_t``, which changes its
+power by at most ``2 μ λ_n SLIP_TOL`` while sliding. The balance is also
+reported (without a target) with the friction's dissipation computed from
+the recorded force, ``∫ Σ −F_t · v_t dt``: where the friction does not
+oppose the slip, the two differ, and this one locates the residual. Not in the balance:
+the integrator's error (RK4, ``O(dt⁴)`` per unit time, far below the
+quadrature's ``O(dt²)``) and the projections onto the held contacts,
+which are among the residual's sources.
+
+**2. Event tolerance sweep** (per robot): ``event_tol`` in ``TOLERANCES``,
+each over the whole run: whether it runs to the end, the number of
+events, the first touch-down time minus ``√(2h/g)`` (target: within
+``[0, event_tol]``), the wall time.
+
+**3. Figure** (one row per robot): normal and tangential forces per foot
+with the events marked, the contact modes, the kinetic energy.
+
+Writes to ``paper_figures/`` (``--out DIR`` elsewhere, ``_full`` names with
+``--full``): ``legged_drops.csv`` (values and targets, met or missed, with
+the machine and code version) and ``legged_drops.png``.
+"""
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import liedyn as ld
+from models.quadruped_drops import Drop
+
+from ._provenance import stamp
+from ._table import output_stem, write_rows
+from ._timing import LOAD_FIELDS, load_columns, machine_load
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT_DIR = ROOT / "paper_figures"
+
+ROBOT_ORDER = ("go2", "solo12")
+DROP = 0.10                   # m: h, the lowest foot above the ground at the start
+DT = 1e-3                     # s
+EVENT_TOL = 1e-10             # s: the run of part 1
+TOLERANCES = (1e-12, 1e-9, 1e-6, 1e-4, 1e-3)
+FORCE_BOUND = 4e-9            # times m g: 4 ε_F, where the forces' events are located (SPEC §10.2)
+HELD_GAP = 1e-9               # m: the held contacts' |φ| after a switch (SPEC §10.2)
+SLIP_TOL = 1e-6               # m/s: the friction law's regularisation (SPEC §10.2)
+
+QUICK = dict(duration=1.0)
+FULL = dict(duration=2.0)
+
+OPEN, CLOSED, STICKING, SLIDING = 0, 1, 2, 3
+KINDS = ("touch-down", "lift-off", "slip", "stick")
+
+
+# ================================================================ analysis ==
+
+def energies(drop, traj):
+    """``(T, U, S)`` per sample: kinetic, gravitational and PD-spring energy."""
+    n = len(traj)
+    T, U = np.empty(n), np.empty(n)
+    for k in range(n):
+        c = ld.centroidal(drop.model, traj.base_pose[k], traj.base_twist[k], traj.q[k], 0)
+        T[k], U[k] = c.kinetic_energy[0], c.potential_energy[0]
+    S = 0.5 * drop.kp * np.sum((traj.q[:, 0] - drop.q) ** 2, axis=1)
+    return T, U, S
+
+
+def slip_velocities(drop, traj):
+    """``v_t (T, nc, 2)``: each foot's velocity along the ground at the
+    samples where it slides (0 elsewhere)."""
+    out = np.zeros(traj.contact_mode.shape + (2,))
+    for k, c in zip(*np.nonzero(traj.contact_mode == SLIDING)):
+        v = ld.frame_kinematics(drop.model, traj.base_pose[k], traj.base_twist[k], traj.q[k], 0,
+                                drop.feet[c]).position[1]
+        out[k, c] = v[:2]
+    return out
+
+
+def segments(t):
+    """The index ranges ``[a, b)`` of the samples between zero-width
+    intervals (an event's two samples share its time)."""
+    cuts = np.nonzero(np.diff(t) == 0.0)[0] + 1
+    edges = np.concatenate([[0], cuts, [len(t)]])
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def trapezoid(t, f):
+    """``(∫ f dt, error bound)``: the trapezoid rule over the samples and
+    ``Σ h |Δ²f| / 12`` within each segment (the leading term of its error,
+    ``h³ |f''| / 12`` per interval, with ``f''`` from second differences)."""
+    integral = float(np.sum(0.5 * np.diff(t) * (f[1:] + f[:-1])))
+    bound = 0.0
+    for a, b in segments(t):
+        if b - a >= 3:
+            h = np.diff(t[a:b])
+            d2 = f[a + 2:b] - 2.0 * f[a + 1:b - 1] + f[a:b - 2]
+            bound += float(np.sum(0.5 * (h[1:] + h[:-1]) * np.abs(d2))) / 12.0
+    return integral, bound
+
+
+def analyse(drop, traj, event_tol):
+    """The invariants, the events and the energy balance of one run."""
+    g, mg = drop.gravity, drop.weight
+    F, mode, gap = traj.contact_force, traj.contact_mode, traj.gap
+    fn = F[..., 2]
+    ft = np.linalg.norm(F[..., :2], axis=-1)
+    stick, closed, open_ = mode == STICKING, mode > OPEN, mode == OPEN
+    after = sorted({e.sample + 1 for e in traj.events if e.sample + 1 < len(traj)})
+    held = np.abs(gap[after][closed[after]])
+    v_land = math.sqrt(2.0 * g * drop.drop)
+    out = dict(
+        events={k: sum(e.kind == k for e in traj.events) for k in KINDS},
+        n_events=len(traj.events), samples=len(traj), end=float(traj.time[-1]),
+        cone=float(np.max((ft - drop.mu * fn)[stick])) if stick.any() else -np.inf,
+        fn_min=float(np.min(fn[closed])) if closed.any() else np.inf,
+        gap_min=float(np.min(gap[open_])) if open_.any() else np.inf,
+        gap_bound=-(v_land * event_tol + 0.5 * g * event_tol ** 2),
+        held_gap=float(np.max(held)) if held.size else 0.0,
+        switches=len(after))
+    T, U, S = energies(drop, traj)
+    t = traj.time
+    damping, damping_err = trapezoid(t, drop.kd * np.sum(traj.q[:, 1] ** 2, axis=1))
+    lam = np.where(mode == SLIDING, fn, 0.0)
+    v_t = slip_velocities(drop, traj)
+    friction, friction_err = trapezoid(t, drop.mu * np.sum(lam * np.linalg.norm(v_t, axis=-1),
+                                                           axis=1))
+    # the friction's power F_t . v_t: at most mu lam_n SLIP_TOL (it opposes v_t + a s0, a <= SLIP_TOL)
+    work = np.einsum("kci,kci->kc", F[..., :2], v_t)
+    power = work - drop.mu * np.abs(lam) * SLIP_TOL
+    sliding = mode == SLIDING
+    applied, _ = trapezoid(t, -np.sum(work, axis=1))
+    # the power the applied friction -mu lam_n (v_t + SLIP_TOL s0)/|...| really has differs
+    # from mu lam_n |v_t| by at most 2 mu lam_n SLIP_TOL
+    regular, _ = trapezoid(t, 2.0 * drop.mu * SLIP_TOL * np.sum(np.abs(lam), axis=1))
+    impacts = float(sum(e.energy_loss for e in traj.events))
+    E = T + U + S
+    dissipated = impacts + damping + friction
+    out.update(
+        T=T, E=E, T_end=float(T[-1]), dE=float(E[-1] - E[0]), impacts=impacts, damping=damping,
+        friction=friction, dissipated=dissipated, residual=float(E[-1] - E[0] + dissipated),
+        applied=applied, residual_applied=float(E[-1] - E[0] + impacts + damping + applied),
+        balance_tol=damping_err + friction_err + regular, quadrature=damping_err + friction_err,
+        regularisation=regular,
+        weight_err=float(abs(fn[-1].sum() - mg) / mg),
+        power=float(np.max(power[sliding])) if sliding.any() else -np.inf,
+        power_at=float(traj.time[np.nonzero(sliding)[0][np.argmax(power[sliding])]])
+        if sliding.any() else np.nan)
+    return out
+
+
+def completed(run, *args, **kw):
+    """``(trajectory, None, wall seconds)``, or the samples up to a
+    :class:`liedyn.SimulationError` and its message."""
+    t0 = time.perf_counter()
+    try:
+        traj, msg = run(*args, **kw), None
+    except ld.SimulationError as err:
+        traj, msg = err.trajectory, f"stopped at t = {err.time:.9g} s: {err}"
+    return traj, msg, time.perf_counter() - t0
+
+
+def first_touch_down(drop, traj):
+    """``t₁ − √(2h/g)`` of the run's first event when it is a touch-down."""
+    downs = [e for e in traj.events if e.kind == "touch-down"]
+    if not downs:
+        return np.nan
+    return downs[0].time - math.sqrt(2.0 * drop.drop / drop.gravity)
+
+
+# ================================================================== rows ==
+
+FIELDS = ["robot", "part", "quantity", "value", "unit", "target", "met", *LOAD_FIELDS]
+
+
+def _row(robot, part, quantity, value, unit, target=None, met=None, **extra):
+    return dict(robot=robot, part=part, quantity=quantity, value=value, unit=unit,
+                target="" if target is None else target,
+                met="" if met is None else ("yes" if met else "no"), **extra)
+
+
+def run_rows(robot, drop, res, wall, load, duration, stopped):
+    mg, r = drop.weight, []
+    p = "run"
+    r.append(_row(robot, p, f"runs to the end ({duration:g} s)"
+                  + ("" if stopped is None else f" ({stopped})"), "", "", None, stopped is None))
+    for k in KINDS:
+        r.append(_row(robot, p, f"events: {k}", res["events"][k], "count"))
+    r.append(_row(robot, p, "wall time", wall, "s", **load))
+    r.append(_row(robot, p, "real-time factor (wall time / simulated time)",
+                  wall / max(res["end"], 1e-300), "", **load))
+    bound = FORCE_BOUND * mg
+    r.append(_row(robot, p, "sticking force against its cone, max |f_t| - mu f_n", res["cone"],
+                  "N", bound, res["cone"] <= bound))
+    r.append(_row(robot, p, "sticking force against its cone, max (|f_t| - mu f_n) / (m g)",
+                  res["cone"] / mg, "", FORCE_BOUND))
+    r.append(_row(robot, p, "closed contact's normal force, min", res["fn_min"], "N", -bound,
+                  res["fn_min"] >= -bound))
+    r.append(_row(robot, p, "closed contact's normal force, min / (m g)", res["fn_min"] / mg, "",
+                  -FORCE_BOUND))
+    r.append(_row(robot, p, "open contact's gap, min", res["gap_min"], "m", res["gap_bound"],
+                  res["gap_min"] >= res["gap_bound"]))
+    r.append(_row(robot, p, f"held contacts' |gap| right after each of {res['switches']} "
+                            "switches, max", res["held_gap"], "m", HELD_GAP,
+                  res["held_gap"] <= HELD_GAP))
+    r.append(_row(robot, p, "sliding friction's power against the slip, max F_t . v_t - "
+                            "mu lambda_n SLIP_TOL", res["power"], "W", 0.0, res["power"] <= 0.0))
+    r.append(_row(robot, p, "time of that maximum", res["power_at"], "s"))
+    r.append(_row(robot, p, "kinetic energy at the end", res["T_end"], "J"))
+    r.append(_row(robot, p, "vertical contact forces at the end against m g, relative error",
+                  res["weight_err"], ""))
+    p = "energy"
+    for name, text in (("dE", "change of T + U + PD spring energy over the run"),
+                       ("impacts", "impact losses reported by the events"),
+                       ("damping", "PD damping work, integral of K_d |qdot|^2 dt"),
+                       ("friction", "friction dissipation, integral of sum mu lambda_n |v_t| dt "
+                                    "over sliding contacts"),
+                       ("quadrature", "trapezoid error bound of the two integrals"),
+                       ("regularisation", "friction regularisation bound, integral of "
+                                          "2 mu lambda_n SLIP_TOL dt")):
+        r.append(_row(robot, p, text, res[name], "J"))
+    r.append(_row(robot, p, "balance: |dE + impacts + damping + friction| (trapezoid over the "
+                            "samples; tolerance: quadrature + regularisation bounds)",
+                  abs(res["residual"]), "J", res["balance_tol"],
+                  abs(res["residual"]) <= res["balance_tol"]))
+    r.append(_row(robot, p, "the applied friction's dissipation, integral of sum -F_t . v_t dt "
+                            "over sliding contacts", res["applied"], "J"))
+    r.append(_row(robot, p, "balance with it in place of the friction term, "
+                            "|dE + impacts + damping + applied|", abs(res["residual_applied"]),
+                  "J"))
+    return r
+
+
+def sweep_rows(robot, sweep, duration):
+    r = []
+    for s in sweep:
+        p, tol = "sweep", s["event_tol"]
+        tag = f"event_tol = {tol:.0e}"
+        r.append(_row(robot, p, f"{tag}: runs to the end ({duration:g} s)"
+                      + ("" if s["stopped"] is None else f" ({s['stopped']})"), "", "", None,
+                      s["stopped"] is None))
+        r.append(_row(robot, p, f"{tag}: events", s["events"], "count"))
+        ok = bool(np.isfinite(s["td"]) and 0.0 <= s["td"] <= tol)
+        r.append(_row(robot, p, f"{tag}: first touch-down minus sqrt(2h/g), in [0, event_tol]",
+                      s["td"], "s", tol, ok))
+        r.append(_row(robot, p, f"{tag}: wall time", s["wall"], "s", **s["load"]))
+    return r
+
+
+# ================================================================== plot ==
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(len(results), 3, figsize=(15, 4.6 * len(results)), squeeze=False)
+    for row, (robot, (drop, traj, res)) in enumerate(results.items()):
+        t = traj.time
+        a = ax[row, 0]
+        for c, foot in enumerate(drop.feet):
+            a.plot(t, traj.contact_force[:, c, 2], lw=1.0, color=f"C{c}", label=f"{foot} normal")
+            a.plot(t, np.linalg.norm(traj.contact_force[:, c, :2], axis=1), lw=0.7, ls="--",
+                   color=f"C{c}", label=f"{foot} tangential")
+        styles = {"touch-down": ("k", "-"), "lift-off": ("0.4", "--"), "slip": ("m", ":"),
+                  "stick": ("c", "-.")}
+        for kind, (color, ls) in styles.items():
+            times = sorted({e.time for e in traj.events if e.kind == kind})
+            for j, te in enumerate(times):
+                a.axvline(te, color=color, ls=ls, lw=0.6, label=kind if j == 0 else None)
+        a.set(xlabel="t (s)", ylabel="N",
+              title=f"{robot}: contact forces, normal (solid), tangential (dashed);\n"
+                    f"{res['n_events']} events (vertical lines)")
+        a.legend(fontsize=6, ncol=2, loc="upper right")
+        a = ax[row, 1]
+        names = ("open", "closed", "sticking", "sliding")
+        for c, foot in enumerate(drop.feet):
+            a.step(t, traj.contact_mode[:, c] + 0.12 * (c - 1.5), where="post", lw=1.0,
+                   color=f"C{c}", label=foot)
+        a.set_yticks(range(4), names)
+        a.set(xlabel="t (s)", title=f"{robot}: contact modes (offset per foot)\n"
+                                     f"events: " + ", ".join(f"{n} {k}" for k, n in
+                                                            res["events"].items()))
+        a.legend(fontsize=7)
+        a = ax[row, 2]
+        a.semilogy(t, np.maximum(res["T"], 1e-14), lw=1.0, color="C0")
+        a.set(xlabel="t (s)", ylabel="J",
+              title=f"{robot}: kinetic energy (end {res['T_end']:.2e} J);\n"
+                    f"energy balance residual {abs(res['residual']):.1e} J "
+                    f"(tolerance {res['balance_tol']:.1e} J)")
+        for te in sorted({e.time for e in traj.events if e.kind == "touch-down"}):
+            a.axvline(te, color="k", lw=0.6)
+    for a in ax.flat:
+        a.grid(True, which="both", alpha=0.3)
+        a.title.set_fontsize(9)
+    fig.suptitle(f"Quadrupeds dropped from {DROP * 100:g} cm onto point feet with friction",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ================================================================== main ==
+
+def _positive(text):
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (math.isfinite(x) and x > 0.0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return x
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true",
+                    help=f"{FULL['duration']:g} s runs (quick: {QUICK['duration']:g} s)")
+    ap.add_argument("--duration", type=_positive, default=None, metavar="SECONDS",
+                    help="simulated time of each run (default: the mode's)")
+    ap.add_argument("--robots", nargs="+", choices=ROBOT_ORDER, default=list(ROBOT_ORDER),
+                    help="the robots to drop (default: both)")
+    ap.add_argument("--out", type=Path, default=OUT_DIR,
+                    help="output folder (default: the repository's paper_figures/)")
+    ap.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    ap.add_argument("--no-progress", action="store_true", help="no progress lines")
+    args = ap.parse_args(argv)
+    fall = math.sqrt(2.0 * DROP / 9.81)
+    duration = args.duration or (FULL if args.full else QUICK)["duration"]
+    if duration <= fall:
+        ap.error(f"--duration: {duration:g} s ends before the feet land at "
+                 f"sqrt(2h/g) = {fall:.4f} s; give more than that")
+    return args
+
+
+def main(argv=None):
+    args = parse(argv)
+    cfg = dict(FULL if args.full else QUICK)
+    if args.duration is not None:
+        cfg["duration"] = args.duration
+    stem = output_stem(args, "legged_drops")
+    progress = not args.no_progress
+
+    def say(text):
+        if progress:
+            print(f"  {text}", file=sys.stderr, flush=True)
+
+    rows, results = [], {}
+    robots = [r for r in ROBOT_ORDER if r in args.robots]
+    for robot in robots:
+        drop = Drop(robot, DROP)
+        say(f"{robot}: dropped from {DROP:g} m, {cfg['duration']:g} s at dt = {DT:g} s, "
+            f"event_tol = {EVENT_TOL:g} s")
+        before = machine_load()
+        traj, stopped, wall = completed(drop.run, cfg["duration"], EVENT_TOL, DT,
+                                        progress=progress)
+        load = load_columns(before, machine_load())
+        say(f"{robot}: {len(traj.events)} events in {wall:.1f} s; energies and invariants")
+        res = analyse(drop, traj, EVENT_TOL)
+        results[robot] = (drop, traj, res)
+        rows += run_rows(robot, drop, res, wall, load, cfg["duration"], stopped)
+        sweep = []
+        for tol in TOLERANCES:
+            say(f"{robot}: event_tol = {tol:g} s, {cfg['duration']:g} s")
+            before = machine_load()
+            tr, msg, w = completed(drop.run, cfg["duration"], tol, DT)
+            sweep.append(dict(event_tol=tol, stopped=msg, events=len(tr.events),
+                              td=first_touch_down(drop, tr), wall=w,
+                              load=load_columns(before, machine_load())))
+        rows += sweep_rows(robot, sweep, cfg["duration"])
+        report(robot, drop, res, wall, load, stopped, sweep, cfg)
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_rows(f"{stem}.csv", FIELDS, rows, stamp=stamp())
+    print(f"\nwrote {stem}.csv")
+    if not args.no_plot:
+        plot(results, f"{stem}.png")
+        print(f"wrote {stem}.png")
+    targets = [r for r in rows if r["met"]]
+    for r in targets:
+        if r["met"] == "no":
+            print(f"target missed [{r['robot']}] {r['quantity']}: {r['value']} "
+                  f"(limit {r['target']})")
+    met = sum(r["met"] == "yes" for r in targets)
+    print(f"{met} of {len(targets)} targets met")
+
+
+def report(robot, drop, res, wall, load, stopped, sweep, cfg):
+    mg = drop.weight
+    ev = ", ".join(f"{n} {k}" for k, n in res["events"].items())
+    print(f"\n{robot} ({drop.mass:.3f} kg, mu = {drop.mu:g}, Kp = {drop.kp:g}, "
+          f"Kd = {drop.kd:g}) dropped from {DROP * 100:g} cm, {cfg['duration']:g} s at "
+          f"dt = {DT:g} s, event_tol = {EVENT_TOL:g} s")
+    if stopped is not None:
+        print(f"  {stopped}")
+    print(f"  events: {ev}; wall time {wall:.2f} s, real-time factor "
+          f"{wall / max(res['end'], 1e-300):.2f} (load {load['load1_before']:.2f} → "
+          f"{load['load1_after']:.2f} on {load['cores']} cores)")
+    print(f"  worst over every sample: cone max |f_t| - mu f_n = {res['cone']:.2e} N "
+          f"({res['cone'] / mg:.1e} m g), closed min f_n = {res['fn_min']:.2e} N "
+          f"({res['fn_min'] / mg:.1e} m g), open min gap {res['gap_min']:.2e} m "
+          f"(bound {res['gap_bound']:.1e} m), held |gap| after switches {res['held_gap']:.1e} m")
+    print(f"  sliding friction's power F_t . v_t - mu lambda_n SLIP_TOL, max {res['power']:.2e} W "
+          f"(at t = {res['power_at']:.4f} s; SPEC §10.2: friction opposes the slip, so <= 0)")
+    print(f"  end: kinetic energy {res['T_end']:.2e} J, vertical forces / m g - 1 = "
+          f"{res['weight_err']:.1e}")
+    print(f"  energy: change {res['dE']:.6f} J; impacts {res['impacts']:.6f} J, damping "
+          f"{res['damping']:.6f} J, friction {res['friction']:.6f} J; residual "
+          f"{res['residual']:.2e} J (tolerance {res['balance_tol']:.1e} J: quadrature "
+          f"{res['quadrature']:.1e}, regularisation {res['regularisation']:.1e})")
+    print(f"  with the applied friction's dissipation {res['applied']:.6f} J (-F_t . v_t) in place "
+          f"of mu lambda_n |v_t|: residual {res['residual_applied']:.2e} J")
+    print("  event_tol   to the end  events  t1 - sqrt(2h/g) (s)  wall (s)")
+    for s in sweep:
+        print(f"  {s['event_tol']:<10.0e}  {'yes' if s['stopped'] is None else 'no':<10}  "
+              f"{s['events']:>6}  {s['td']:>19.3e}  {s['wall']:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
