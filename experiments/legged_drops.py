@@ -27,9 +27,11 @@ worst value over every sample, against the bounds SPEC §10.2 states
   feet never rise far after it);
 * the held contacts' ``|φ|`` at the sample right after each switch ≤ 1e-9 m;
 * a sliding contact's friction against its slip velocity ``v_t``: it opposes
-  ``v_t + a s₀`` with ``a = max(0, SLIP_TOL − |v_t|/2)`` (SPEC §10.2), so its
-  power ``F_t · v_t ≤ μ λ_n SLIP_TOL`` (this is what makes the friction term
-  of the energy balance a dissipation);
+  ``v_t + a s₀`` with ``0 ≤ a ≤ SLIP_TOL``, or stays at ``−s₀`` once the
+  slip turns against ``s₀``, where the contact sticks (an event, located to
+  ``event_tol``, so the slip left there is round-off), so its power
+  ``F_t · v_t ≤ μ λ_n SLIP_TOL`` (this is what makes the friction term of
+  the energy balance a dissipation);
 * at the end (reported): the kinetic energy and the vertical contact forces
   against ``m g``.
 

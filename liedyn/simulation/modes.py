@@ -186,13 +186,13 @@ class ContactModes:
         ``v_t + max(0, SLIP_TOL − |v_t|/2) s₀``, which turns continuously from
         the direction ``s₀`` it started along (at a slip onset ``v_t = 0``)
         to exactly against the slip velocity once that is faster than
-        ``2 SLIP_TOL``, whichever way it goes, so that the friction never
-        does positive work beyond that speed and the forces of the other
-        contacts stay continuous and their events locatable."""
-        w = vt[i] + max(0.0, SLIP_TOL - 0.5 * float(np.linalg.norm(vt[i]))) * self.s0[i]
-        size = float(np.linalg.norm(w))
-        if size > 1e-3 * SLIP_TOL:
-            return -w / size
+        ``2 SLIP_TOL``, so that the forces of the other contacts stay
+        continuous and their events can be located; kept at ``−s₀`` once the
+        slip velocity turns against its initial direction (there the contact
+        sticks, an event, and the motion up to it stays smooth)."""
+        if vt[i] @ self.s0[i] > 0.0:
+            w = vt[i] + max(0.0, SLIP_TOL - 0.5 * float(np.linalg.norm(vt[i]))) * self.s0[i]
+            return -w / np.linalg.norm(w)
         return self.d[i]
 
     def _unit_wrench(self, i, p, d):
