@@ -219,17 +219,17 @@ def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order
         naming it; an LCP the solver finds without solution, with its status.
     """
     r = check_model_order(model, order)
-    sl = check_stops(model, stops)
-    cl = check_contacts(model, contacts, allow_empty=len(sl) > 0)
+    stop_list = check_stops(model, stops)
+    cl = check_contacts(model, contacts, allow_empty=len(stop_list) > 0)
     nc = len(cl)
-    all_names = cl.names + sl.names
+    all_names = cl.names + stop_list.names
     gap_tol = _real(gap_tol, "gap_tol", 0.0)
     velocity_tol = _real(velocity_tol, "velocity_tol", 0.0)
     fb = model.floating_base
     V0 = None if not fb else as_array(base_twist, "base_twist", ndim=2)[:1]
     q2 = as_array(q, "q", ndim=2)[:2]
     phi = np.hstack([gap_jets(cl, _kinematics(model, base_pose, V0, q2, 1), 1),
-                     np.array(sl.gaps(q2[0], q2[1])).reshape(2, -1)])
+                     np.array(stop_list.gaps(q2[0], q2[1])).reshape(2, -1)])
     for i, name in enumerate(all_names):
         what, unit = ("contact", "m") if i < nc else ("stop", "(rad or m)")
         if phi[0, i] < -gap_tol:
@@ -247,7 +247,7 @@ def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order
     degenerate, status = (), "none"
     if cand.size:
         W, b, J = lcp_matrices(model, normal_constraints(cl, cand[cand < nc],
-                                                         sl.subset(cand[cand >= nc] - nc)),
+                                                         stop_list.subset(cand[cand >= nc] - nc)),
                                base_pose, V0, q2, tau_in[:1],
                                None if Wb_in is None else Wb_in[:1], app0)
         names = [all_names[i] for i in cand]
@@ -261,10 +261,11 @@ def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order
                              f"{a[i]:.3e} m/s² are both zero (below {STRICT_TOL:g} of their "
                              "scales): the contact may stay closed or open, so the motion is "
                              "not differentiable at this instant; only order 0 is defined")
-    Vj, qj, force, cs = _jets_on(model, cl, sl, active, base_pose, base_twist, q, r, tau,
+    Vj, qj, force, cs = _jets_on(model, cl, stop_list, active, base_pose, base_twist, q, r, tau,
                                  base_wrench, applied)
     phi2 = np.hstack([gap_jets(cl, _kinematics(model, base_pose, Vj if fb else None, qj, 2), 2),
-                      sl.sign * (qj[:3, sl.joint] - np.array([1.0, 0.0, 0.0])[:, None] * sl.limit)])
+                      stop_list.sign * (qj[:3, stop_list.joint]
+                                        - np.array([1.0, 0.0, 0.0])[:, None] * stop_list.limit)])
     res = np.zeros(3)
     if cand.size:
         lc, ac = force[0, cand], phi2[2, cand]
