@@ -61,6 +61,18 @@ friction force depends on ``λ_n``, which depends linearly on it: ``λ_n``
 solves ``(I − B μ) λ_n = λ_n⁰`` with ``B`` the responses of ``λ_n`` to unit
 friction forces (one constrained solve each), exact by linearity.
 
+Joint stops (``joint_stops=``, :class:`liedyn.JointStop`) are unilateral
+rows of their own, after the contacts' (indices ``nc .. nc + ns − 1``
+here; ``traj.stop_force``, ``stop_mode``, ``stop_gap``): each is ``OPEN``
+(watched: its gap ``s (q_j − limit)``, touch-down) or ``CLOSED`` (held by
+its row ``s q̇_j``; watched: its joint force ``λ``, lift-off), exactly like a
+frictionless contact. A touch-down's impact and the settling's LCP take the
+touching stops' rows together with the contacts' normal rows
+(``stops=`` of :func:`liedyn.impact` and
+:func:`liedyn.unilateral_forward_dynamics`), with the restitution
+``stop_restitution``; the gap and velocity tolerances are then in rad (or
+m for a prismatic joint).
+
 A sphere (``radius > 0``, a round foot) with friction rolls while it
 sticks (``RollingContact``: the material point at its touching point is
 held) and slides with the Coulomb force at its touching point, opposing the

@@ -691,6 +691,18 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         a contact at the surface separating slower than this is at rest too
         (the contact LCP decides whether it is held), which ends the
         sequences of one foot's impact lifting another that lands again.
+    joint_stops : None, True or sequence of JointStop, keyword
+        Hard joint limits as unilateral events, each like a frictionless
+        contact (SPEC §10.2): open, its gap ``s (q_j − limit)`` watched
+        (touch-down: the impact law on its row ``s q̇_j`` together with the
+        touching contacts), or closed, held at its limit, its joint force
+        ``λ ≥ 0`` watched (lift-off). ``True``: both sides of every joint
+        where ``model.joint_lower`` / ``joint_upper`` is finite. Works with
+        or without ``contacts``; the stops' forces, modes and gaps are
+        ``traj.stop_force``, ``traj.stop_mode``, ``traj.stop_gap``
+        (``traj.stop_names``). ``None``: the limits are ignored.
+    stop_restitution : float, keyword
+        Newton's coefficient ``e ∈ [0, 1]`` of the joint stops.
 
     Returns
     -------
