@@ -11,7 +11,12 @@
    held, lift-off at ``τ₀/k``.
 3. ``impact`` and ``unilateral_forward_dynamics`` with ``stops=``: the
    scalar laws ``Λ = (1 + e) I v`` and ``λ = τ``.
-4. Bad input, each naming the argument.
+4. Solo-12 dropped with friction, weak PD and stops on its knees just
+   around the standing posture (the URDF's limits are ±10 rad, which a drop
+   never reaches): the run ends, a stop event happens, the knees stay
+   within their stops to the location bound and the stops' forces are
+   ``≥ 0``.
+5. Bad input, each naming the argument.
 """
 
 import numpy as np
@@ -20,6 +25,8 @@ import pytest
 import liedyn as ld
 from liedyn import se3
 from liedyn.simulation.events import CLOSED, OPEN
+from liedyn.simulation.events import CLOSED, OPEN
+from models.quadruped_drops import Drop
 from tests.helpers import assert_close
 
 MASS, LENGTH = 1.5, 0.6
@@ -143,7 +150,35 @@ def test_unilateral_forward_dynamics_with_a_stop_carries_the_torque():
                                        tau=[[0.0]], stops=stops)
 
 
-# --------------------------------------------------------- 3. bad input --
+# ---------------------------------------------------------- 3. Solo-12 --
+
+def test_solo_lands_on_its_knee_stops():
+    drop = Drop("solo12", 0.05)
+    m, event_tol, duration = drop.model, 1e-10, 0.25
+    knees = [j for j, n in enumerate(m.joint_names) if n.endswith("KFE")]
+    # stops 0.05 rad either side of the standing posture: the landing bends a knee onto one
+    stops = [ld.JointStop(j, side, limit=drop.q[j] + d) for j in knees
+             for side, d in (("lower", -0.05), ("upper", 0.05))]
+    traj = ld.simulate(m, drop.state, duration, dt=1e-3, contacts=drop.contacts,
+                       friction=drop.mu, controller=drop.hold, event_tol=event_tol,
+                       joint_stops=stops)
+    assert traj.time[-1] == pytest.approx(duration, abs=1e-12)
+    names = set(traj.stop_names)
+    stop_events = [ev for ev in traj.events if ev.contact in names]
+    assert any(ev.kind == "touch-down" for ev in stop_events)
+    qd = np.abs(traj.q[:, 1, knees]).max()
+    assert traj.stop_gap.min() >= -qd * event_tol - 1e-12
+    closed = traj.stop_mode == CLOSED
+    assert closed.any()
+    assert traj.stop_force[closed].min() >= -1e-8 * drop.weight * 1.0   # a lever of 1 m
+    assert (traj.stop_force[~closed] == 0.0).all()
+    # the feet's bounds of SPEC §10.2 still hold
+    held = traj.contact_mode != OPEN
+    fn = traj.contact_force[..., 2]
+    assert fn[held].min() >= -4e-9 * drop.weight
+
+
+# --------------------------------------------------------- 4. bad input --
 
 def test_bad_input_names_the_argument():
     model = pendulum()

@@ -87,6 +87,8 @@ import numpy as np
 from .._checks import check_scalar
 from ..contact.gaps import _real, check_contacts, check_stops
 from ..contact.constraints import JointStop
+from ..algorithm.forward import forward_dynamics
+from ..contact.forward import constrained_forward_dynamics
 from ..contact.impact import impact, impulse_dynamics, restitution_arg
 from ..contact.unilateral import unilateral_forward_dynamics
 from ..multibody.results import _freeze, _frozen_setattr
@@ -112,6 +114,8 @@ ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at t
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
 TURN_TOL_FACTOR = 4.0     # a slip slower than this times |v̇_t| event_tol at its located stop
                           # has stopped
+ACC_TOL = 1e-9            # rad/s² (or m/s²): a resting open stop accelerating into its
+                          # limit faster than this closes
 TURN_RTOL = 1e-2          # a slip velocity across s₀ faster than this times its speed at the
                           # segment's start has turned, not stopped
 
@@ -518,11 +522,36 @@ class _Hybrid(ContactModes):
                 modes[j] = SLIDE
                 slips.append((j, 2))
                 continue
+            # a resting stop the frictionless LCP left open may be driven into its
+            # limit by the friction of the held feet: it closes (its λ is then checked)
+            into = self._stops_closing(t, held, modes, cs, resting) if mu is not None else None
+            if into is not None:
+                modes[into] = CLOSED
+                continue
             break
         else:
             raise SimulationError(f"t = {t:.9g}: contacts: no consistent set of contact modes "
                                   f"found", t, "contacts", self._trajectory())
         return held, modes, imp, slips              # J ν = 0, and φ = 0 on the planes
+
+    def _stops_closing(self, t, held, modes, cs, resting):
+        """The open stop at rest on its limit whose gap accelerates most into
+        it (``s q̈_j < 0``) with the held set and the sliding friction, or
+        ``None``."""
+        open_ = [i for i in range(self.nc, self.nr) if modes[i] == OPEN and resting[i]]
+        if not open_:
+            return None
+        rows = self._constraints(modes)[1]
+        _, _, applied, inp = self._solve(t, held, modes, cs, rows)
+        tau, W, _, _ = self._inputs_from(t, inp)
+        args = (*self._motion(held), 0)
+        res = (forward_dynamics(self.model, *args, tau=tau, base_wrench=W, applied=applied)
+               if cs is None else constrained_forward_dynamics(self.model, cs, *args, tau=tau,
+                                                               base_wrench=W, applied=applied))
+        sl = self.sl
+        acc = {i: sl.sign[i - self.nc] * res.q[2][sl.joint[i - self.nc]] for i in open_}
+        i = min(acc, key=acc.get)
+        return i if acc[i] < -ACC_TOL else None
 
     def _onto_planes(self, state, touching):
         """``state`` with its configuration moved onto the planes of the
