@@ -215,7 +215,8 @@ class ContactModes:
 
     def _solve(self, t, state, modes, cs, rows, inputs=None):
         """Forces at ``state``: ``(F (nc, 3) world force on each contact, λ_n
-        (nr,) and the stops' λ after them, applied (1, N, 6) with the sliding friction, the inputs)``."""
+        (nc,) and the stops' λ after them (nr,), applied (1, N, 6) with the
+        sliding friction, the inputs)``."""
         m, nc, cl = self.model, self.nc, self.cl
         tau, W, app, inp = self._inputs(t, state) if inputs is None else inputs
         if cs is None:
