@@ -177,8 +177,10 @@ class JointStop:
     Notes
     -----
     :func:`liedyn.simulate` holds joint stops given in ``constraints=``
-    (bilateral, every stabilization). As unilateral stops with their own
-    events they are not yet part of ``contacts=``.
+    (bilateral, every stabilization); given in ``joint_stops=`` they are
+    unilateral, with their own touch-down and lift-off events (SPEC
+    §10.2), as in :func:`liedyn.impact` and
+    :func:`liedyn.unilateral_forward_dynamics` (``stops=``).
     """
 
     __slots__ = ("joint", "side", "limit", "name")

@@ -37,7 +37,8 @@ from .._checks import as_array, check_order
 from ..algorithm.frames import frame_arg
 from ..multibody.model import check_model
 from ..multibody.results import _freeze, _frozen_setattr
-from .constraints import (ConstraintSet, Contact1D, Contact3D, RollingContact, _kinematics,
+from .constraints import (ConstraintSet, Contact1D, Contact3D, JointStop, RollingContact,
+                          _kinematics, _stop_arg,
                           _point_jets)
 
 __all__ = ["Plane", "PointContact", "point_contacts", "contact_gaps", "GapResult"]
@@ -145,7 +146,7 @@ class ContactList:
                  "names")
     __setattr__ = _frozen_setattr
 
-    def __init__(self, model, contacts):
+    def __init__(self, model, contacts, allow_empty=False):
         check_model(model)
         if isinstance(contacts, PointContact):
             contacts = [contacts]
@@ -154,7 +155,7 @@ class ContactList:
         except TypeError:
             raise TypeError("contacts: expected a sequence of liedyn.PointContact, got "
                             f"{type(contacts).__name__}") from None
-        if not contacts:
+        if not contacts and not allow_empty:
             raise ValueError("contacts: expected at least one PointContact")
         frames, names = [], []
         for i, c in enumerate(contacts):
@@ -177,7 +178,7 @@ class ContactList:
         _freeze(self, model=model, contacts=contacts, frame=frames,
                 body=np.array(model.frame_body)[frames],
                 offset=np.array(model.frame_offset)[frames],
-                normal=np.array([c.plane.normal for c in contacts]),
+                normal=np.array([c.plane.normal for c in contacts]).reshape(-1, 3),
                 height=np.array([c.plane.height for c in contacts]),
                 radius=np.array([c.radius for c in contacts]), names=tuple(names))
 
@@ -189,19 +190,82 @@ class ContactList:
         return [self.contacts[i] for i in which]
 
 
-def check_contacts(model, contacts):
-    """``contacts`` as a :class:`ContactList` of ``model``."""
+def check_contacts(model, contacts, allow_empty=False):
+    """``contacts`` as a :class:`ContactList` of ``model`` (``allow_empty``:
+    none is accepted, for a run or a solve with joint stops only)."""
     if isinstance(contacts, ContactList) and contacts.model is model:
         return contacts
-    return ContactList(model, contacts)
+    return ContactList(model, contacts, allow_empty)
 
 
-def normal_constraints(cl, which=None):
+class StopList:
+    """Unilateral joint stops (:class:`JointStop`) checked against a model:
+    for each its ``q`` column ``j``, the sign ``s`` (+1 lower, −1 upper),
+    the limit and a unique name. The gap of a stop is
+    ``φ = s (q_j − limit)`` and its rate ``φ̇ = s q̇_j`` (SPEC §13.1): the
+    rows of a unilateral stop are those of the :class:`JointStop` itself."""
+
+    __slots__ = ("model", "stops", "joint", "sign", "limit", "names")
+    __setattr__ = _frozen_setattr
+
+    def __init__(self, model, stops, arg="stops"):
+        check_model(model)
+        if isinstance(stops, JointStop):
+            stops = [stops]
+        if isinstance(stops, (str, bytes)):
+            raise TypeError(f"{arg}: expected a sequence of liedyn.JointStop, got a str")
+        try:
+            stops = tuple(stops)
+        except TypeError:
+            raise TypeError(f"{arg}: expected a sequence of liedyn.JointStop, got "
+                            f"{type(stops).__name__}") from None
+        joint, sign, limit, names = [], [], [], []
+        for c, s in enumerate(stops):
+            if not isinstance(s, JointStop):
+                raise TypeError(f"{arg}[{c}]: expected a liedyn.JointStop, got "
+                                f"{type(s).__name__}")
+            try:
+                j, sg, lim = _stop_arg(model, s, c)
+            except ValueError as err:
+                raise ValueError(str(err).replace(f"constraints[{c}]", f"{arg}[{c}]")) from None
+            name = s.name or f"stop:{model.joint_names[j]}:{s.side}"
+            if name in names:
+                raise ValueError(f"{arg}[{c}]: a stop called {name!r} already exists (give "
+                                 "each a distinct name=)")
+            joint.append(j)
+            sign.append(sg)
+            limit.append(lim)
+            names.append(name)
+        _freeze(self, model=model, stops=stops, joint=np.array(joint, np.int64),
+                sign=np.array(sign, float), limit=np.array(limit, float), names=tuple(names))
+
+    def __len__(self):
+        return len(self.stops)
+
+    def subset(self, which):
+        """The stops at the indices ``which``, as a plain list."""
+        return [self.stops[i] for i in which]
+
+    def gaps(self, q, qd):
+        """``(φ (ns,), φ̇ (ns,))``: ``s (q_j − limit)`` and ``s q̇_j``."""
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        return self.sign * (q[self.joint] - self.limit), self.sign * qd[self.joint]
+
+
+def check_stops(model, stops, arg="stops"):
+    """``stops`` (``None``: none) as a :class:`StopList` of ``model``."""
+    if isinstance(stops, StopList) and stops.model is model:
+        return stops
+    return StopList(model, () if stops is None else stops, arg)
+
+
+def normal_constraints(cl, which=None, stops=()):
     """``ConstraintSet`` of ``Contact1D(frame, normal=n)`` for the contacts
-    ``which`` (indices; default all): the normal rows of SPEC §13.4."""
+    ``which`` (indices; default all): the normal rows of SPEC §13.4; then
+    the rows of the joint stops ``stops`` (:class:`JointStop`)."""
     which = range(len(cl)) if which is None else which
-    return ConstraintSet(cl.model, [Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i])
-                                    for i in which])
+    return ConstraintSet(cl.model, [Contact1D(int(cl.frame[i]), normal=cl.normal[i],
+                                              name=cl.names[i]) for i in which] + list(stops))
 
 
 def point_constraints(cl, which=None):

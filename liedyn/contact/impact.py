@@ -31,7 +31,7 @@ from ..algorithm.closed_form import mass_matrix
 from ..multibody.model import check_model
 from ..multibody.results import _freeze, _frozen_setattr
 from .constraints import _kinematics, check_constraints, constraint_jacobian
-from .gaps import _real, check_contacts, gap_jets, normal_constraints
+from .gaps import _real, check_contacts, check_stops, gap_jets, normal_constraints
 from .unilateral import GAP_TOL, RANK_RTOL, solve_lcp
 
 __all__ = ["impact", "impulse_dynamics", "ImpactResult"]
@@ -142,7 +142,8 @@ def _dense(model, cs, base_pose, V0, q2):
     return M, J, MiJt, 0.5 * (W + W.T)
 
 
-def impact(model, contacts, base_pose, base_twist, q, *, restitution=0.0, gap_tol=GAP_TOL):
+def impact(model, contacts, base_pose, base_twist, q, *, restitution=0.0, gap_tol=GAP_TOL,
+           stops=None):
     """The velocity jump of an impact on frictionless unilateral point
     contacts with Newton restitution (SPEC §13.4).
 
@@ -159,15 +160,22 @@ def impact(model, contacts, base_pose, base_twist, q, *, restitution=0.0, gap_to
         ``V₀⁻`` (``None`` for a fixed base; more rows: the first is read).
     q : (2, n)
         ``(q, q̇⁻)`` (more rows: the first two are read).
-    restitution : float or (nc,), keyword
-        ``e ∈ [0, 1]``: 0 inelastic, 1 elastic.
+    restitution : float or (nc + ns,), keyword
+        ``e ∈ [0, 1]``: 0 inelastic, 1 elastic (contacts, then stops).
     gap_tol : float, keyword
-        Contacts with ``|φ| ≤ gap_tol`` (m) are closed.
+        Contacts with ``|φ| ≤ gap_tol`` (m) are closed, and stops with
+        ``|s (q_j − limit)| ≤ gap_tol`` (rad or m).
+    stops : sequence of JointStop, keyword
+        Unilateral joint stops (``ns`` of them): rows ``s q̇_j`` (SPEC §13.1)
+        that join the contacts' normal rows in the LCP, their impulses the
+        joint impulses pushing off the stops. ``contacts`` may then be
+        empty.
 
     Returns
     -------
     ImpactResult
-        ``impulse`` and velocities ``(nc,)`` along each contact's normal.
+        ``impulse`` and velocities ``(nc + ns,)`` along each contact's
+        normal, then along each stop's ``s``.
 
     Raises
     ------
@@ -177,26 +185,32 @@ def impact(model, contacts, base_pose, base_twist, q, *, restitution=0.0, gap_to
         its status.
     """
     check_model(model)
-    cl = check_contacts(model, contacts)
-    e = restitution_arg(restitution, len(cl))
+    sl = check_stops(model, stops)
+    cl = check_contacts(model, contacts, allow_empty=len(sl) > 0)
+    nc = len(cl)
+    all_names = cl.names + sl.names
+    e = restitution_arg(restitution, nc + len(sl))
     gap_tol = _real(gap_tol, "gap_tol", 0.0)
     V0, q2, nu = _state(model, base_pose, base_twist, q)
-    phi = gap_jets(cl, _kinematics(model, base_pose, V0, q2, 1), 1)
-    for i, name in enumerate(cl.names):
+    phi = np.hstack([gap_jets(cl, _kinematics(model, base_pose, V0, q2, 1), 1),
+                     np.array(sl.gaps(q2[0], q2[1])).reshape(2, -1)])
+    for i, name in enumerate(all_names):
         if phi[0, i] < -gap_tol:
-            raise ValueError(f"contact {name!r}: penetrates its plane by {-phi[0, i]:.3e} m "
-                             f"(gap_tol {gap_tol:g} m)")
+            what = "penetrates its plane" if i < nc else "is beyond its limit"
+            raise ValueError(f"{'contact' if i < nc else 'stop'} {name!r}: {what} by "
+                             f"{-phi[0, i]:.3e} {'m' if i < nc else '(rad or m)'} "
+                             f"(gap_tol {gap_tol:g})")
     closed = np.flatnonzero(np.abs(phi[0]) <= gap_tol)
     M = mass_matrix(model, base_pose, q2[0])
     T0 = 0.5 * nu @ M @ nu
-    imp, nu1 = np.zeros(len(cl)), nu.copy()
+    imp, nu1 = np.zeros(len(all_names)), nu.copy()
     res, status, active, E0, E1 = np.zeros(3), "none", (), 0.0, 0.0
     if closed.size:
-        cs = normal_constraints(cl, closed)
+        cs = normal_constraints(cl, closed[closed < nc], sl.subset(closed[closed >= nc] - nc))
         _, J, MiJt, W = _dense(model, cs, base_pose, V0, q2)
         vm = J @ nu
         c = vm + e[closed] * np.minimum(vm, 0.0)                  # w = W Λ + c
-        names = [cl.names[i] for i in closed]
+        names = [all_names[i] for i in closed]
         Lam, w, A, _, status = solve_lcp(W, c, names, "impact LCP")
         nu1 = nu + MiJt @ Lam
         imp[closed] = Lam
@@ -207,14 +221,14 @@ def impact(model, contacts, base_pose, base_twist, q, *, restitution=0.0, gap_to
         E1 = _contact_energy(W[np.ix_(A, A)], (J @ nu1)[A])
     fk1 = _kinematics(model, base_pose, None if V0 is None else nu1[None, :6],
                       np.vstack([q2[0], nu1[6:] if V0 is not None else nu1]), 1)
-    phi1 = gap_jets(cl, fk1, 1)
+    phi1 = np.concatenate([gap_jets(cl, fk1, 1)[1], sl.sign * nu1[-model.n_joints:][sl.joint]])
     T1 = 0.5 * nu1 @ M @ nu1
     Vp, qp = _after(model, q2, nu1)
     return ImpactResult(base_twist=Vp, q=qp, impulse=imp, velocity_before=phi[1].copy(),
-                        velocity_after=phi1[1].copy(), kinetic_energy_before=float(T0),
+                        velocity_after=phi1, kinetic_energy_before=float(T0),
                         kinetic_energy_after=float(T1), energy_loss=float(T0 - T1),
                         contact_energy_before=E0, contact_energy_after=E1, active=active,
-                        residual=res, status=status, names=cl.names)
+                        residual=res, status=status, names=all_names)
 
 
 def impulse_dynamics(model, constraints, base_pose, base_twist, q, *, restitution=0.0):

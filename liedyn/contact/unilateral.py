@@ -41,7 +41,7 @@ from ..multibody.results import _freeze, _frozen_setattr
 from ._qp import INFEASIBLE, SOLVED, UNBOUNDED, solve_qp
 from .constraints import _kinematics, constraint_jacobian
 from .forward import constrained_forward_dynamics
-from .gaps import _real, check_contacts, gap_jets, normal_constraints
+from .gaps import _real, check_contacts, check_stops, gap_jets, normal_constraints
 
 __all__ = ["unilateral_forward_dynamics", "UnilateralResult"]
 
@@ -155,15 +155,17 @@ def solve_lcp(W, b, names, what="LCP"):
                        f"worst relative violation {worst:.2e}")
 
 
-def _jets_on(model, cl, active, base_pose, base_twist, q, r, tau, base_wrench, applied):
-    """Motion and normal force jets with the active contacts held (SPEC §13.2)."""
+def _jets_on(model, cl, sl, active, base_pose, base_twist, q, r, tau, base_wrench, applied):
+    """Motion and normal force jets with the active contacts and stops held
+    (SPEC §13.2)."""
     idx = np.flatnonzero(active)
-    force = np.zeros((r + 1, len(cl)))
+    nc = len(cl)
+    force = np.zeros((r + 1, len(active)))
     if not idx.size:
         f = forward_dynamics(model, base_pose, base_twist, q, r, tau=tau, base_wrench=base_wrench,
                              applied=applied)
         return np.array(f.base_twist), np.array(f.q), force, None
-    cs = normal_constraints(cl, idx)
+    cs = normal_constraints(cl, idx[idx < nc], sl.subset(idx[idx >= nc] - nc))
     f = constrained_forward_dynamics(model, cs, base_pose, base_twist, q, r, tau=tau,
                                      base_wrench=base_wrench, applied=applied)
     force[:, idx] = f.force
@@ -172,7 +174,7 @@ def _jets_on(model, cl, active, base_pose, base_twist, q, r, tau, base_wrench, a
 
 def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order, *, tau,
                                 base_wrench=None, applied=None, gap_tol=GAP_TOL,
-                                velocity_tol=VELOCITY_TOL):
+                                velocity_tol=VELOCITY_TOL, stops=None):
     """Forward dynamics with frictionless unilateral point contacts, and its
     first ``order`` time derivatives where they exist (SPEC §13.4).
 
@@ -195,10 +197,17 @@ def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order
     velocity_tol : float, keyword
         Closed contacts with ``|φ̇| ≤ velocity_tol`` (m/s) are candidates;
         those separating faster carry no force.
+    stops : sequence of JointStop, keyword
+        Unilateral joint stops: gap ``s (q_j − limit)``, row ``s q̇_j``, force
+        the joint force ``λ ≥ 0`` pushing off the stop (SPEC §13.1); they
+        join the LCP as rows after the contacts' (``gap_tol`` and
+        ``velocity_tol`` in rad or m). ``contacts`` may then be empty.
 
     Returns
     -------
     UnilateralResult
+        With ``stops`` every per-contact field has ``nc + ns`` entries, the
+        stops after the contacts.
 
     Raises
     ------
@@ -210,30 +219,38 @@ def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order
         naming it; an LCP the solver finds without solution, with its status.
     """
     r = check_model_order(model, order)
-    cl = check_contacts(model, contacts)
+    stop_list = check_stops(model, stops)
+    cl = check_contacts(model, contacts, allow_empty=len(stop_list) > 0)
+    nc = len(cl)
+    all_names = cl.names + stop_list.names
     gap_tol = _real(gap_tol, "gap_tol", 0.0)
     velocity_tol = _real(velocity_tol, "velocity_tol", 0.0)
     fb = model.floating_base
     V0 = None if not fb else as_array(base_twist, "base_twist", ndim=2)[:1]
     q2 = as_array(q, "q", ndim=2)[:2]
-    phi = gap_jets(cl, _kinematics(model, base_pose, V0, q2, 1), 1)
-    for i, name in enumerate(cl.names):
+    phi = np.hstack([gap_jets(cl, _kinematics(model, base_pose, V0, q2, 1), 1),
+                     np.array(stop_list.gaps(q2[0], q2[1])).reshape(2, -1)])
+    for i, name in enumerate(all_names):
+        what, unit = ("contact", "m") if i < nc else ("stop", "(rad or m)")
         if phi[0, i] < -gap_tol:
-            raise ValueError(f"contact {name!r}: penetrates its plane by {-phi[0, i]:.3e} m "
-                             f"(gap_tol {gap_tol:g} m); a state with φ ≥ 0 is needed")
+            beyond = "penetrates its plane" if i < nc else "is beyond its limit"
+            raise ValueError(f"{what} {name!r}: {beyond} by {-phi[0, i]:.3e} {unit} (gap_tol "
+                             f"{gap_tol:g}); a state with φ ≥ 0 is needed")
         if abs(phi[0, i]) <= gap_tol and phi[1, i] < -velocity_tol:
-            raise ValueError(f"contact {name!r}: closed and closing at {phi[1, i]:.3e} m/s: an "
-                             "impact, not a sustained contact; apply liedyn.impact first")
+            raise ValueError(f"{what} {name!r}: closed and closing at {phi[1, i]:.3e} {unit}/s: "
+                             "an impact, not a sustained contact; apply liedyn.impact first")
     cand = np.flatnonzero((np.abs(phi[0]) <= gap_tol) & (np.abs(phi[1]) <= velocity_tol))
     tau_in = as_array(tau, "tau", ndim=2)
     Wb_in = None if base_wrench is None else as_array(base_wrench, "base_wrench", ndim=2)
     app0 = None if applied is None else as_array(applied, "applied", ndim=3)[:1]
-    active = np.zeros(len(cl), bool)
+    active = np.zeros(len(all_names), bool)
     degenerate, status = (), "none"
     if cand.size:
-        W, b, J = lcp_matrices(model, normal_constraints(cl, cand), base_pose, V0, q2,
-                               tau_in[:1], None if Wb_in is None else Wb_in[:1], app0)
-        names = [cl.names[i] for i in cand]
+        W, b, J = lcp_matrices(model, normal_constraints(cl, cand[cand < nc],
+                                                         stop_list.subset(cand[cand >= nc] - nc)),
+                               base_pose, V0, q2, tau_in[:1],
+                               None if Wb_in is None else Wb_in[:1], app0)
+        names = [all_names[i] for i in cand]
         lam, a, A, (sl, sa), status = solve_lcp(W, b, names, "normal contact LCP")
         active[cand[A]] = True
         degenerate = tuple(names[i] for i in range(len(cand))
@@ -244,19 +261,21 @@ def unilateral_forward_dynamics(model, contacts, base_pose, base_twist, q, order
                              f"{a[i]:.3e} m/s² are both zero (below {STRICT_TOL:g} of their "
                              "scales): the contact may stay closed or open, so the motion is "
                              "not differentiable at this instant; only order 0 is defined")
-    Vj, qj, force, cs = _jets_on(model, cl, active, base_pose, base_twist, q, r, tau, base_wrench,
-                                 applied)
-    phi2 = gap_jets(cl, _kinematics(model, base_pose, Vj if fb else None, qj, 2), 2)
+    Vj, qj, force, cs = _jets_on(model, cl, stop_list, active, base_pose, base_twist, q, r, tau,
+                                 base_wrench, applied)
+    phi2 = np.hstack([gap_jets(cl, _kinematics(model, base_pose, Vj if fb else None, qj, 2), 2),
+                      stop_list.sign * (qj[:3, stop_list.joint]
+                                        - np.array([1.0, 0.0, 0.0])[:, None] * stop_list.limit)])
     res = np.zeros(3)
     if cand.size:
         lc, ac = force[0, cand], phi2[2, cand]
         res[:] = max(0.0, -lc.min()), max(0.0, -ac.min()), np.abs(lc * ac).max()
     return UnilateralResult(base_twist=Vj, q=qj, force=force, gap=phi2[0].copy(),
                             normal_velocity=phi2[1].copy(), normal_acceleration=phi2[2].copy(),
-                            candidates=tuple(cl.names[i] for i in cand),
-                            active=tuple(cl.names[i] for i in np.flatnonzero(active)),
+                            candidates=tuple(all_names[i] for i in cand),
+                            active=tuple(all_names[i] for i in np.flatnonzero(active)),
                             degenerate=degenerate, residual=res, status=status,
-                            constraints=cs, names=cl.names)
+                            constraints=cs, names=all_names)
 
 
 def lcp_matrices(model, cs, base_pose, V0, q2, tau0, Wb0, applied0):

@@ -61,6 +61,18 @@ friction force depends on ``λ_n``, which depends linearly on it: ``λ_n``
 solves ``(I − B μ) λ_n = λ_n⁰`` with ``B`` the responses of ``λ_n`` to unit
 friction forces (one constrained solve each), exact by linearity.
 
+Joint stops (``joint_stops=``, :class:`liedyn.JointStop`) are unilateral
+rows of their own, after the contacts' (indices ``nc .. nc + ns − 1``
+here; ``traj.stop_force``, ``stop_mode``, ``stop_gap``): each is ``OPEN``
+(watched: its gap ``s (q_j − limit)``, touch-down) or ``CLOSED`` (held by
+its row ``s q̇_j``; watched: its joint force ``λ``, lift-off), exactly like a
+frictionless contact. A touch-down's impact and the settling's LCP take the
+touching stops' rows together with the contacts' normal rows
+(``stops=`` of :func:`liedyn.impact` and
+:func:`liedyn.unilateral_forward_dynamics`), with the restitution
+``stop_restitution``; the gap and velocity tolerances are then in rad (or
+m for a prismatic joint).
+
 A sphere (``radius > 0``, a round foot) with friction rolls while it
 sticks (``RollingContact``: the material point at its touching point is
 held) and slides with the Coulomb force at its touching point, opposing the
@@ -73,7 +85,10 @@ import math
 import numpy as np
 
 from .._checks import check_scalar
-from ..contact.gaps import _real, check_contacts
+from ..contact.gaps import _real, check_contacts, check_stops
+from ..contact.constraints import JointStop
+from ..algorithm.forward import forward_dynamics
+from ..contact.forward import constrained_forward_dynamics
 from ..contact.impact import impact, impulse_dynamics, restitution_arg
 from ..contact.unilateral import unilateral_forward_dynamics
 from ..multibody.results import _freeze, _frozen_setattr
@@ -99,6 +114,8 @@ ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at t
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
 TURN_TOL_FACTOR = 4.0     # a slip slower than this times |v̇_t| event_tol at its located stop
                           # has stopped
+ACC_TOL = 1e-9            # rad/s² (or m/s²): a resting open stop accelerating into its
+                          # limit faster than this closes
 TURN_RTOL = 1e-2          # a slip velocity across s₀ faster than this times its speed at the
                           # segment's start has turned, not stopped
 
@@ -130,6 +147,26 @@ def _root(f, a, b, fa, fb, xtol, ftol=math.inf):
             else:
                 b, fb, wb = x, fx, fx
     return b
+
+
+def _stops_arg(model, joint_stops):
+    """The :class:`JointStop` list of ``joint_stops``: ``None`` or ``False``
+    none, ``True`` both sides of every joint where ``model.joint_lower`` /
+    ``joint_upper`` is finite, or the sequence as given."""
+    if joint_stops is None or joint_stops is False:
+        return ()
+    if joint_stops is True:
+        stops = [JointStop(j, side) for j in range(model.n_joints)
+                 for side, lim in (("lower", model.joint_lower[j]), ("upper", model.joint_upper[j]))
+                 if np.isfinite(lim)]
+        if not stops:
+            raise ValueError("joint_stops: True, but no joint of the model has a finite "
+                             "joint_lower or joint_upper; give a sequence of "
+                             "liedyn.JointStop(joint, side, limit=…)")
+        return stops
+    if isinstance(joint_stops, (bool, np.bool_)):
+        raise TypeError("joint_stops: expected None, True or a sequence of liedyn.JointStop")
+    return joint_stops
 
 
 def _transition(before, after):
@@ -181,11 +218,18 @@ class _Hybrid(ContactModes):
     (the contacts' kinematics and forces: :class:`ContactModes`)."""
 
     def __init__(self, simulate, model, state0, duration, contacts, restitution, friction,
-                 events, event_tol, rest_velocity, kw):
+                 events, event_tol, rest_velocity, kw, joint_stops=None, stop_restitution=0.0):
         self.simulate, self.model, self.kw = simulate, model, kw
-        self.cl = cl = check_contacts(model, contacts)
+        self.sl = sl = check_stops(model, _stops_arg(model, joint_stops), "joint_stops")
+        self.ns = len(sl)
+        self.cl = cl = check_contacts(model, () if contacts is None else contacts,
+                                      allow_empty=contacts is None)
         self.nc = len(cl)
-        self.e = restitution_arg(restitution, self.nc)
+        self.nr = self.nc + self.ns             # the rows: the contacts', then the stops'
+        self.names = cl.names + sl.names
+        self.e = np.concatenate([restitution_arg(restitution, self.nc),
+                                 np.full(self.ns, _real(stop_restitution, "stop_restitution",
+                                                        0.0, 1.0))])
         self.mu = friction_arg(friction, cl)
         if not (isinstance(events, str) and events in ("switch", "stop")):
             raise ValueError(f"events: expected 'switch' or 'stop', got {events!r}")
@@ -204,6 +248,15 @@ class _Hybrid(ContactModes):
         if not isinstance(state0, State):
             raise TypeError(f"state0: expected a liedyn.State, got {type(state0).__name__}")
         self.state0 = state0
+        if self.ns:
+            _, _, q, qd = self._full(state0)
+            phi, _ = sl.gaps(q, qd)
+            for i in np.flatnonzero(phi < -GAP_TOL):
+                st = sl.stops[i]
+                raise ValueError(f"state0: joint {model.joint_names[sl.joint[i]]!r} is beyond "
+                                 f"its {st.side} stop {sl.limit[i]:g} by {-phi[i]:.3e} (rad or "
+                                 f"m; more than {GAP_TOL:g}), stop {sl.names[i]!r} of "
+                                 "joint_stops")
         self.t0 = check_scalar(kw.get("t0", 0.0), "t0")
         self.duration = check_scalar(duration, "duration", nonneg=True)
         self.dt = check_scalar(kw["dt"], "dt")
@@ -264,20 +317,21 @@ class _Hybrid(ContactModes):
             phi = np.array([g[0] for g in geometry])
             vt = np.array([g[2] for g in geometry])
         cols, labels = [], []
-        for i in range(self.nc):
-            mo, n = modes[i], self.cl.normal[i]
+        for i in range(self.nr):
+            mo = modes[i]
             if mo == OPEN:
                 cols.append(phi[:, i] + ZERO_GAP)
                 labels.append((i, 0))
                 continue
             lam = traj.force[ks][:, rows[i]]
             if mo == STICK:                       # the force on the point, its cone margin
+                n = self.cl.normal[i]
                 fn = lam @ n
                 ft = np.linalg.norm(lam - fn[:, None] * n, axis=1)
                 cols += [fn, self.mu[i] * fn - ft]
                 labels += [(i, 1), (i, 2)]
                 continue
-            cols.append(lam[:, 0])                # λ_n (the friction is tangential)
+            cols.append(lam[:, 0])                # λ_n (the friction is tangential); a stop's λ
             labels.append((i, 1))
             if mo == SLIDE:
                 cols.append(vt[:, i] @ self.s0[i])
@@ -301,7 +355,7 @@ class _Hybrid(ContactModes):
         away from the start."""
         values, labels = self._watched(traj, seg, range(len(traj)))
         _, vn, _ = self._geometry_at(traj, 0) if any(kd == 0 for _, kd in labels) else \
-            (None, np.zeros(self.nc), None)
+            (None, np.zeros(self.nr), None)
         kinds = np.array([kind for _, kind in labels])
         offsets = np.where(np.isin(kinds, (1, 2)) & (values[0] <= 0.0),
                            FORCE_SHIFT * self.force_tol, 0.0)
@@ -389,14 +443,16 @@ class _Hybrid(ContactModes):
         ``located``: the contacts whose touch-down was located at ``t``; their
         gaps may be negative by the location's bound (``|φ̇| event_tol``),
         and the configuration is first moved onto their planes."""
-        cl, nc, mu = self.cl, self.nc, self.mu
+        cl, nc, nr, mu = self.cl, self.nc, self.nr, self.mu
         phi, vn, vt = self._geometry(state)
-        for i in range(nc):
+        for i in range(nr):
             if phi[i] < -GAP_TOL and i not in located:
                 at = "state0: " if not self.pieces else ""
-                raise SimulationError(f"t = {t:.9g}: contacts: {at}contact {cl.names[i]!r} "
-                                      f"penetrates its plane by {-phi[i]:.3e} m (more than "
-                                      f"{GAP_TOL:g} m)", t, "contacts", self._trajectory())
+                what = (f"contact {cl.names[i]!r} penetrates its plane by {-phi[i]:.3e} m"
+                        if i < nc else f"stop {self.names[i]!r} is beyond its limit by "
+                        f"{-phi[i]:.3e} (rad or m)")
+                raise SimulationError(f"t = {t:.9g}: contacts: {at}{what} (more than "
+                                      f"{GAP_TOL:g})", t, "contacts", self._trajectory())
         touching = phi <= GAP_TOL
         if np.any(phi[touching] < 0.0):
             state = self._onto_planes(state, touching)
@@ -414,19 +470,19 @@ class _Hybrid(ContactModes):
         leave = max(at_rest, self.rest_velocity)
         resting = touching & (vn >= -at_rest) & (vn <= leave)
         # the frictionless LCP chooses the contacts that push
-        cand = [i for i in range(nc) if resting[i]]
-        modes = [OPEN] * nc
+        cand = [i for i in range(nr) if resting[i]]
+        modes = [OPEN] * nr
         slips = []
         if cand:
             tau, W, app, inp = self._inputs(t, state)
             u = unilateral_forward_dynamics(
-                self.model, cl.subset(cand), *self._motion(state), 0, tau=tau, base_wrench=W,
-                applied=app,
-                gap_tol=GAP_TOL, velocity_tol=leave)
+                self.model, cl.subset([i for i in cand if i < nc]), *self._motion(state), 0,
+                tau=tau, base_wrench=W, applied=app, gap_tol=GAP_TOL, velocity_tol=leave,
+                stops=self.sl.subset([i - nc for i in cand if i >= nc]))
             for i in cand:
-                if cl.names[i] not in u.active:
+                if self.names[i] not in u.active:
                     continue
-                if mu is None:
+                if mu is None or i >= nc:
                     modes[i] = CLOSED
                 elif hint[i] == SLIDE:
                     modes[i] = SLIDE                     # keeps the direction it slips in
@@ -436,7 +492,7 @@ class _Hybrid(ContactModes):
                 else:
                     modes[i] = SLIDE
                     self._slide_along(i, vt[i] / np.linalg.norm(vt[i]))
-        for _ in range(4 * nc + 1):
+        for _ in range(4 * nr + 1):
             # the forces are those of the state projected onto the closed set (J ν = 0:
             # what is left of a velocity along a closing or sticking contact is
             # removed, which changes the forces)
@@ -455,22 +511,47 @@ class _Hybrid(ContactModes):
             if starting:
                 self._onset(t, held, modes, starting)
             F, lam_n, _, _ = self._solve(t, held, modes, cs, rows)
-            worst = min(range(nc), key=lambda i: lam_n[i] if modes[i] != OPEN else math.inf)
+            worst = min(range(nr), key=lambda i: lam_n[i] if modes[i] != OPEN else math.inf)
             if modes[worst] != OPEN and lam_n[worst] < -self.force_tol:
                 modes[worst] = OPEN
                 continue
             margins = [self._margin(i, F) if modes[i] == STICK else math.inf for i in range(nc)]
-            j = int(np.argmin(margins))
-            if margins[j] < -self.force_tol:
+            j = int(np.argmin(margins)) if nc else None
+            if j is not None and margins[j] < -self.force_tol:
                 self._slip_from_force(j, F)
                 modes[j] = SLIDE
                 slips.append((j, 2))
+                continue
+            # a resting stop the frictionless LCP left open may be driven into its
+            # limit by the friction of the held feet: it closes (its λ is then checked)
+            into = self._stops_closing(t, held, modes, cs, resting) if mu is not None else None
+            if into is not None:
+                modes[into] = CLOSED
                 continue
             break
         else:
             raise SimulationError(f"t = {t:.9g}: contacts: no consistent set of contact modes "
                                   f"found", t, "contacts", self._trajectory())
         return held, modes, imp, slips              # J ν = 0, and φ = 0 on the planes
+
+    def _stops_closing(self, t, held, modes, cs, resting):
+        """The open stop at rest on its limit whose gap accelerates most into
+        it (``s q̈_j < 0``) with the held set and the sliding friction, or
+        ``None``."""
+        open_ = [i for i in range(self.nc, self.nr) if modes[i] == OPEN and resting[i]]
+        if not open_:
+            return None
+        rows = self._constraints(modes)[1]
+        _, _, applied, inp = self._solve(t, held, modes, cs, rows)
+        tau, W, _, _ = self._inputs_from(t, inp)
+        args = (*self._motion(held), 0)
+        res = (forward_dynamics(self.model, *args, tau=tau, base_wrench=W, applied=applied)
+               if cs is None else constrained_forward_dynamics(self.model, cs, *args, tau=tau,
+                                                               base_wrench=W, applied=applied))
+        sl = self.sl
+        acc = {i: sl.sign[i - self.nc] * res.q[2][sl.joint[i - self.nc]] for i in open_}
+        i = min(acc, key=acc.get)
+        return i if acc[i] < -ACC_TOL else None
 
     def _onto_planes(self, state, touching):
         """``state`` with its configuration moved onto the planes of the
@@ -498,14 +579,14 @@ class _Hybrid(ContactModes):
             return State(C, None if res.base_twist is None else res.base_twist[0], q2[0],
                          res.q[1], state.extra)
 
-        imp = impact(m, self.cl, C, Vm, q2, restitution=e, gap_tol=GAP_TOL)
+        imp = impact(m, self.cl, C, Vm, q2, restitution=e, gap_tol=GAP_TOL, stops=self.sl)
         if self.mu is None:
             return after(imp), imp
-        push = [i for i in range(self.nc) if touching[i] and imp.impulse[i] > 0.0]
-        stick = [i for i in push if not imp.velocity_after[i] > VELOCITY_TOL]
+        push = [i for i in range(self.nr) if touching[i] and imp.impulse[i] > 0.0]
+        stick = [i for i in push if i < self.nc and not imp.velocity_after[i] > VELOCITY_TOL]
         for _ in range(len(stick) + 1):
             modes = [STICK if i in stick else CLOSED if i in push else OPEN
-                     for i in range(self.nc)]
+                     for i in range(self.nr)]
             cs, rows = self._constraints(modes)
             if cs is None:
                 return after(imp), imp
@@ -514,7 +595,8 @@ class _Hybrid(ContactModes):
             L = self._forces(r.impulse, modes, rows, None)
             bad = next((i for i in stick if self._margin(i, L) < 1e-9 * float(
                 np.linalg.norm(self._tangential(i, L)))), None)
-            if bad is None and all(L[i] @ self.cl.normal[i] >= 0.0 for i in push
+            if bad is None and all(L[i] @ self.cl.normal[i] >= 0.0 if i < self.nc else
+                                   r.impulse[rows[i].start] >= 0.0 for i in push
                                    if i not in stick):
                 return after(r), imp
             if bad is None:                         # a normal impulse pulls: keep the LCP's
@@ -570,7 +652,8 @@ class _Hybrid(ContactModes):
         modes, cs, rows = seg
         T = k1 - k0
         F = np.zeros((T, self.nc, 3))
-        gap = np.zeros((T, self.nc))
+        gap = np.zeros((T, self.nr))
+        stop_force = np.zeros((T, self.ns))
         # with every contact held, the gaps follow from the position errors
         # φ_c = p − p(t_start) the window records: gap = gap(t_start) + nᵀ φ_c
         held = cs is not None and all(mo in (CLOSED, STICK) for mo in modes)
@@ -586,6 +669,8 @@ class _Hybrid(ContactModes):
             if cs is not None:
                 F[j] = self._forces(traj.force[k], modes, rows,
                                     lambda i: self._direction(i, vt))
+                stop_force[j] = self._stop_forces(traj.force[k], modes, rows)
+        gap[:, self.nc:] = self.sl.sign * (traj.q[k0:k1, 0][:, self.sl.joint] - self.sl.limit)
         N = self.model.n_bodies
         self.pieces.append({
             "time": traj.time[k0:k1], "base_pose": traj.base_pose[k0:k1],
@@ -597,8 +682,10 @@ class _Hybrid(ContactModes):
             "has_applied": traj.applied is not None, "controls": list(traj.controls[k0:k1]),
             "base_acceleration": traj.base_acceleration[k0:k1],
             "joint_acceleration": traj.joint_acceleration[k0:k1],
-            "contact_force": F, "gap": gap,
-            "contact_mode": np.tile(np.array(modes, np.int8), (T, 1))})
+            "contact_force": F, "gap": gap[:, :self.nc],
+            "contact_mode": np.tile(np.array(modes[:self.nc], np.int8), (T, 1)),
+            "stop_force": stop_force, "stop_gap": gap[:, self.nc:],
+            "stop_mode": np.tile(np.array(modes[self.nc:], np.int8), (T, 1))})
 
     def _trajectory(self):
         P = self.pieces
@@ -612,7 +699,8 @@ class _Hybrid(ContactModes):
                   "applied": z((0, 1, N, 6)), "has_applied": False, "controls": [],
                   "base_acceleration": z((0, 6)), "joint_acceleration": z((0, n)),
                   "contact_force": z((0, self.nc, 3)), "gap": z((0, self.nc)),
-                  "contact_mode": z((0, self.nc), np.int8)}]
+                  "contact_mode": z((0, self.nc), np.int8), "stop_force": z((0, self.ns)),
+                  "stop_gap": z((0, self.ns)), "stop_mode": z((0, self.ns), np.int8)}]
 
         def cat(k):
             return np.concatenate([p[k] for p in P])
@@ -628,14 +716,15 @@ class _Hybrid(ContactModes):
             velocity_residual=None, position_residual=None, projections=(0, 0),
             events=tuple(self.events), contact_names=self.cl.names,
             contact_force=cat("contact_force"), contact_mode=cat("contact_mode"),
-            gap=cat("gap"))
+            gap=cat("gap"), stop_names=self.sl.names, stop_force=cat("stop_force"),
+            stop_mode=cat("stop_mode"), stop_gap=cat("stop_gap"))
 
     def _samples(self):
         return sum(len(p["time"]) for p in self.pieces)
 
     def _event(self, t, i, kind, imp, loss, before, after):
         self.events.append(ContactEvent(
-            time=float(t), kind=KINDS[kind], contact=self.cl.names[i],
+            time=float(t), kind=KINDS[kind], contact=self.names[i],
             sample=self._samples() - 1, impact=imp, energy_loss=float(loss),
             modes_before=tuple(MODE_NAMES[m] for m in before),
             modes_after=tuple(MODE_NAMES[m] for m in after)))
@@ -646,17 +735,17 @@ class _Hybrid(ContactModes):
         t, t1 = self.t0, self.t0 + self.duration
         state = self.state0
         E0 = self._energy(state)
-        state, modes, imp, slips = self._settle(t, state, [CLOSED] * self.nc)
+        state, modes, imp, slips = self._settle(t, state, [CLOSED] * self.nr)
         if imp is not None:                       # an impact at the start
             i = int(np.argmax(np.abs(imp.impulse)))
             self.events.append(ContactEvent(
-                time=t, kind=KINDS[0], contact=self.cl.names[i], sample=0, impact=imp,
+                time=t, kind=KINDS[0], contact=self.names[i], sample=0, impact=imp,
                 energy_loss=E0 - self._energy(state),
-                modes_before=("open",) * self.nc,
+                modes_before=("open",) * self.nr,
                 modes_after=tuple(MODE_NAMES[m] for m in modes)))
         for i, kind in slips:
             self.events.append(ContactEvent(
-                time=t, kind=KINDS[kind], contact=self.cl.names[i], sample=0, impact=None,
+                time=t, kind=KINDS[kind], contact=self.names[i], sample=0, impact=None,
                 energy_loss=0.0, modes_before=tuple(MODE_NAMES[STICK if m == SLIDE else m]
                                                     for m in modes),
                 modes_after=tuple(MODE_NAMES[m] for m in modes)))
@@ -704,7 +793,7 @@ class _Hybrid(ContactModes):
             if at_once > MAX_EVENTS_AT_ONCE:
                 raise SimulationError(f"t = {t:.9g}: contacts: {at_once} switches at one "
                                       f"instant (last: {KINDS[kind]} of "
-                                      f"{self.cl.names[i]!r}): the contact modes chatter",
+                                      f"{self.names[i]!r}): the contact modes chatter",
                                       t, "contacts", self._trajectory())
             hits = self._turned(step, hits)
             before = list(modes)
@@ -744,7 +833,7 @@ class _Hybrid(ContactModes):
                 self.pieces.pop()
                 first = True
                 continue
-            changed = [j for j in range(self.nc) if modes[j] != before[j]]
+            changed = [j for j in range(self.nr) if modes[j] != before[j]]
             i, kind = hits[0] if hits else (changed[0], _transition(before[changed[0]],
                                                                     modes[changed[0]]))
             self._event(t, i, kind, imp, E0 - self._energy(state), before, modes)

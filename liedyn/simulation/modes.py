@@ -98,6 +98,8 @@ class ContactModes:
         velocities of the material points at ``p``, ``ċ + ρ n × ω`` (SPEC
         §13.1; a point contact: ``ċ``), world."""
         m, cl = self.model, self.cl
+        if not self.nc:
+            return np.zeros((0, 3)), np.zeros(0), np.zeros((0, 3))
         fk = _kinematics(m, *self._motion(state), 1)
         P = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 1)
                       for i in range(self.nc)])
@@ -107,9 +109,14 @@ class ContactModes:
         return P[:, 0] - cl.radius[:, None] * cl.normal, vn, v - vn[:, None] * cl.normal
 
     def _geometry(self, state):
-        """``(φ (nc,), φ̇ (nc,), tangential velocity (nc, 3))``."""
+        """``(φ (nr,), φ̇ (nr,), tangential velocity (nc, 3))``: the gaps and
+        their rates of the contacts, then of the stops (``s (q_j − limit)``,
+        ``s q̇_j``)."""
         p, vn, vt = self._points(state)
-        return np.einsum("ij,ij->i", self.cl.normal, p) - self.cl.height, vn, vt
+        _, _, q, qd = self._full(state)
+        phi_s, vn_s = self.sl.gaps(q, qd)
+        return (np.concatenate([np.einsum("ij,ij->i", self.cl.normal, p) - self.cl.height,
+                                phi_s]), np.concatenate([vn, vn_s]), vt)
 
     def _slip_acceleration(self, traj, k):
         """The slip accelerations (nc, 3) of the contacts at sample ``k`` of
@@ -153,7 +160,7 @@ class ContactModes:
         on its plane (``φ = 0``) where its point is in ``state``, so that a
         projection onto the set closes the gap a located touch-down leaves
         (at most ``|φ̇| event_tol``)."""
-        cl, items, rows, k = self.cl, [], [None] * self.nc, 0
+        cl, items, rows, k = self.cl, [], [None] * self.nr, 0
         if state is not None:
             p, _, _ = self._points(state)
             centre = p + cl.radius[:, None] * cl.normal
@@ -177,6 +184,11 @@ class ContactModes:
             else:
                 items.append(Contact1D(int(cl.frame[i]), normal=cl.normal[i], name=cl.names[i],
                                        anchor=at))
+                rows[i] = slice(k, k + 1)
+                k += 1
+        for i in range(self.nc, self.nr):          # the stops, held at their limits
+            if modes[i] != OPEN:
+                items.append(self.sl.stops[i - self.nc])
                 rows[i] = slice(k, k + 1)
                 k += 1
         return (ConstraintSet(self.model, items) if items else None), rows
@@ -203,11 +215,12 @@ class ContactModes:
 
     def _solve(self, t, state, modes, cs, rows, inputs=None):
         """Forces at ``state``: ``(F (nc, 3) world force on each contact, λ_n
-        (nc,), applied (1, N, 6) with the sliding friction, the inputs)``."""
+        (nc,) and the stops' λ after them (nr,), applied (1, N, 6) with the
+        sliding friction, the inputs)``."""
         m, nc, cl = self.model, self.nc, self.cl
         tau, W, app, inp = self._inputs(t, state) if inputs is None else inputs
         if cs is None:
-            return np.zeros((nc, 3)), np.zeros(nc), app, inp
+            return np.zeros((nc, 3)), np.zeros(self.nr), app, inp
         args = (m, cs, *self._motion(state), 0)
         base = np.zeros((1, m.n_bodies, 6)) if app is None else np.array(app)
         slide = [i for i in range(nc) if modes[i] == SLIDE]
@@ -231,7 +244,8 @@ class ContactModes:
                 base = base + mu[j] * ln[j] * units[j]
                 lam_all = lam_all + mu[j] * ln[j] * R[j]
         F = self._forces(lam_all, modes, rows, d.get)
-        lam_n = np.einsum("ij,ij->i", F, cl.normal)
+        lam_n = np.concatenate([np.einsum("ij,ij->i", F, cl.normal),
+                                self._stop_forces(lam_all, modes, rows)])
         return F, lam_n, (base if slide or app is not None else None), inp
 
     def _onset(self, t, state, modes, starting):
@@ -282,6 +296,12 @@ class ContactModes:
             if modes[i] == SLIDE:
                 F[i] += self.mu[i] * ln * direction(i)
         return F
+
+    def _stop_forces(self, lam, modes, rows):
+        """The stops' joint forces ``λ`` (ns,) (``λ ≥ 0`` pushes off the
+        stop; zero while open) from the constraint forces of the held set."""
+        return np.array([lam[rows[i].start] if modes[i] != OPEN else 0.0
+                         for i in range(self.nc, self.nr)])
 
     def _tangential(self, i, F):
         """The tangential part of the force ``F[i]``."""

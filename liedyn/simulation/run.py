@@ -580,7 +580,8 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
              adaptive=False, rtol=1e-9, atol=1e-12, min_step=None, max_step=None,
              reference="world", progress=False, t0=0.0, divergence=1e10, constraints=None,
              stabilization="projection", contacts=None, restitution=0.0, friction=None,
-             events="switch", event_tol=1e-10, rest_velocity=1e-3):
+             events="switch", event_tol=1e-10, rest_velocity=1e-3, joint_stops=None,
+             stop_restitution=0.0):
     """Integrate the equations of motion from ``state0`` for ``duration`` seconds.
 
     The base pose is advanced on SE(3) by the Runge–Kutta–Munthe-Kaas method of
@@ -690,6 +691,18 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         a contact at the surface separating slower than this is at rest too
         (the contact LCP decides whether it is held), which ends the
         sequences of one foot's impact lifting another that lands again.
+    joint_stops : None, True or sequence of JointStop, keyword
+        Hard joint limits as unilateral events, each like a frictionless
+        contact (SPEC §10.2): open, its gap ``s (q_j − limit)`` watched
+        (touch-down: the impact law on its row ``s q̇_j`` together with the
+        touching contacts), or closed, held at its limit, its joint force
+        ``λ ≥ 0`` watched (lift-off). ``True``: both sides of every joint
+        where ``model.joint_lower`` / ``joint_upper`` is finite. Works with
+        or without ``contacts``; the stops' forces, modes and gaps are
+        ``traj.stop_force``, ``traj.stop_mode``, ``traj.stop_gap``
+        (``traj.stop_names``). ``None``: the limits are ignored.
+    stop_restitution : float, keyword
+        Newton's coefficient ``e ∈ [0, 1]`` of the joint stops.
 
     Returns
     -------
@@ -739,14 +752,17 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     kw = dict(dt=dt, controller=controller, control_rate=control_rate, plant=plant,
               adaptive=adaptive, rtol=rtol, atol=atol, min_step=min_step, max_step=max_step,
               reference=reference, t0=t0, divergence=divergence, stabilization=stabilization)
-    if contacts is not None:
+    if contacts is not None or (joint_stops is not None and joint_stops is not False):
         return _with_contacts(model, state0, duration, contacts, restitution, friction, events,
-                              event_tol, rest_velocity, constraints, progress, kw)
+                              event_tol, rest_velocity, constraints, progress, kw, joint_stops,
+                              stop_restitution)
     for name, value, default in (("restitution", restitution, 0.0), ("friction", friction, None),
                                  ("events", events, "switch"), ("event_tol", event_tol, 1e-10),
-                                 ("rest_velocity", rest_velocity, 1e-3)):
+                                 ("rest_velocity", rest_velocity, 1e-3),
+                                 ("stop_restitution", stop_restitution, 0.0)):
         if value is not default and not (np.ndim(value) == 0 and value == default):
-            raise ValueError(f"{name}: only a run with contacts= has contact events")
+            raise ValueError(f"{name}: only a run with contacts= or joint_stops= has contact "
+                             "events")
     run = _Run(model, state0, duration, dt=dt, controller=controller,
                control_rate=control_rate, plant=plant, adaptive=adaptive, rtol=rtol, atol=atol,
                min_step=min_step, max_step=max_step, reference=reference, progress=progress,
@@ -758,7 +774,8 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
 
 
 def _with_contacts(model, state0, duration, contacts, restitution, friction, events, event_tol,
-                   rest_velocity, constraints, progress, kw):
+                   rest_velocity, constraints, progress, kw, joint_stops=None,
+                   stop_restitution=0.0):
     """:func:`simulate` with unilateral contacts (:mod:`.events`)."""
     from .events import _Hybrid
     check_model(model)
@@ -771,6 +788,6 @@ def _with_contacts(model, state0, duration, contacts, restitution, friction, eve
     if not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
     hybrid = _Hybrid(simulate, model, state0, duration, contacts, restitution, friction, events,
-                     event_tol, rest_velocity, kw)
+                     event_tol, rest_velocity, kw, joint_stops, stop_restitution)
     return _guarded(hybrid.run, hybrid.t0, hybrid.t0 + hybrid.duration, bool(progress),
                     hybrid._trajectory)

@@ -250,6 +250,16 @@ class Trajectory:
         3 sliding.
     gap : (T, nc) or None
         With ``contacts``: the signed gaps ``φ``.
+    stop_names : tuple of str or None
+        With ``joint_stops``: the stops' names (``"stop:<joint>:<side>"``).
+    stop_force : (T, ns) or None
+        With ``joint_stops``: each stop's joint force ``λ ≥ 0`` (N m or N,
+        pushing off the stop; zero while open).
+    stop_mode : (T, ns) int8 or None
+        With ``joint_stops``: 0 open, 1 closed (held at its limit).
+    stop_gap : (T, ns) or None
+        With ``joint_stops``: ``s (q_j − limit)`` (rad or m, ``≥ 0`` inside
+        the limits).
 
     With constraints the accelerations are those of
     :func:`liedyn.constrained_forward_dynamics`; the batch functions above
@@ -261,9 +271,11 @@ class Trajectory:
                  "applied", "controls", "base_acceleration", "joint_acceleration", "reference",
                  "steps", "rejected", "evaluations", "constraints", "force", "velocity_residual",
                  "position_residual", "projections", "events", "contact_names",
-                 "contact_force", "contact_mode", "gap")
+                 "contact_force", "contact_mode", "gap", "stop_names", "stop_force", "stop_mode",
+                 "stop_gap")
     __setattr__ = _frozen_setattr
-    _OPTIONAL = ("events", "contact_names", "contact_force", "contact_mode", "gap")
+    _OPTIONAL = ("events", "contact_names", "contact_force", "contact_mode", "gap", "stop_names",
+                 "stop_force", "stop_mode", "stop_gap")
 
     def __init__(self, **fields):
         fields = {k: fields.get(k) if k in self._OPTIONAL else fields[k] for k in self.__slots__}
