@@ -317,13 +317,15 @@ class _Hybrid(ContactModes):
             phi = np.array([g[0] for g in geometry])
             vt = np.array([g[2] for g in geometry])
         cols, labels = [], []
+        # the held contacts' recorded forces, gathered once (a run holding nothing has none)
+        force = None if cs is None else traj.force[ks]
         for i in range(self.nr):
             mo = modes[i]
             if mo == OPEN:
                 cols.append(phi[:, i] + ZERO_GAP)
                 labels.append((i, 0))
                 continue
-            lam = traj.force[ks][:, rows[i]]
+            lam = force[:, rows[i]]
             if mo == STICK:                       # the force on the point, its cone margin
                 n = self.cl.normal[i]
                 fn = lam @ n
