@@ -207,3 +207,18 @@ def forward_kinematics(model, base_pose, base_twist, q, order, *, reference="wor
                             screw=unshift_twist(ws.S[:K + 1], ws.d))
 
 
+def body_motion(model, ws, base_pose, base_twist, q, order, bodies):
+    """Poses ``(len(bodies), 4, 4)`` and spatial twist jets ``V^(0..order)``
+    ``(order+1, len(bodies), 6)`` (world axes, about the world origin) of
+    ``bodies``: :func:`forward_kinematics` (the same checks) in the workspace
+    ``ws`` of order ``order`` that the caller keeps, selecting the bodies
+    before the results are shifted back; what a run with contacts calls at
+    every stage."""
+    C0, Vb, qj = motion_args(model, base_pose, base_twist, q, order + 1, order + 2)
+    status = _FORWARD_KINEMATICS.call(model._data, ws._data, C0, False, Vb, qj, order)
+    raise_for(status, model, lambda: check_motion_slow(model, base_pose, base_twist, q,
+                                                       order + 1, order + 2))
+    return (unshift_pose(ws.C[bodies], ws.o),
+            unshift_twist(ws.V[:order + 1, bodies], ws.d))
+
+

@@ -225,6 +225,7 @@ class _Hybrid(ContactModes):
         self.cl = cl = check_contacts(model, () if contacts is None else contacts,
                                       allow_empty=contacts is None)
         self.nc = len(cl)
+        self.body = np.asarray(cl.body, np.int64)         # each contact frame's body
         self.nr = self.nc + self.ns             # the rows: the contacts', then the stops'
         self.names = cl.names + sl.names
         self.e = np.concatenate([restitution_arg(restitution, self.nc),
@@ -273,6 +274,7 @@ class _Hybrid(ContactModes):
         self.speed0 = np.zeros(self.nc)          # and the slip speeds there
         self.pieces, self.events = [], []
         self._memo = {}
+        self._workspaces = {}                  # order: the Workspace of the feet's kinematics
         self.steps = self.rejected = self.evaluations = 0
 
     # -- segments -------------------------------------------------------------------

@@ -23,11 +23,12 @@ import numpy as np
 
 from .._checks import as_array
 from ..algorithm.closed_form import mass_matrix
-from ..contact.constraints import (ConstraintSet, Contact1D, Contact3D, RollingContact,
-                                   _kinematics, _point_jets)
+from ..algorithm.kinematics import body_motion
+from ..contact.constraints import ConstraintSet, Contact1D, Contact3D, RollingContact
 from ..contact.forward import constrained_forward_dynamics
 from ..contact.gaps import _real
 from ..multibody.results import cross3
+from ..multibody.workspace import Workspace
 from .state import Inputs, SimulationError, callback, inputs_mismatch
 
 __all__ = ["OPEN", "CLOSED", "STICK", "SLIDE"]
@@ -100,13 +101,32 @@ class ContactModes:
         m, cl = self.model, self.cl
         if not self.nc:
             return np.zeros((0, 3)), np.zeros(0), np.zeros((0, 3))
-        fk = _kinematics(m, *self._motion(state), 1)
-        P = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 1)
-                      for i in range(self.nc)])
-        omega = fk.twist[0, cl.body.astype(int), :3]
-        v = P[:, 1] + cl.radius[:, None] * cross3(cl.normal, omega)
+        C, V, q, qd = self._full(state)
+        X, Vb = self._motion_of_feet(C, V[None] if m.floating_base else None,
+                                     np.vstack([q, qd]), 0)
+        c, cd = self._centres(X, Vb, 1)
+        v = cd + cl.radius[:, None] * cross3(cl.normal, Vb[0, :, :3])
         vn = np.einsum("ij,ij->i", cl.normal, v)
-        return P[:, 0] - cl.radius[:, None] * cl.normal, vn, v - vn[:, None] * cl.normal
+        return c - cl.radius[:, None] * cl.normal, vn, v - vn[:, None] * cl.normal
+
+    def _motion_of_feet(self, C, V, q, K):
+        """Poses (nc, 4, 4) and spatial twist jets (K+1, nc, 6) of the
+        contacts' bodies (:func:`body_motion`, in a workspace kept per order)."""
+        ws = self._workspaces.get(K)
+        if ws is None:
+            ws = self._workspaces[K] = Workspace(self.model, K)
+        return body_motion(self.model, ws, C, V, q, K, self.body)
+
+    def _centres(self, X, V, K):
+        """Jets ``c, ċ[, c̈]`` (each (nc, 3)) of the contact frames' origins,
+        points fixed on their bodies (SPEC §1: ``ċ = v + ω × c``, ``c̈ = v̇ +
+        ω̇ × c + ω × ċ`` with the bodies' spatial twists), from their bodies'
+        poses ``X`` and twist jets ``V^(0..K−1)``; all contacts at once."""
+        c = np.einsum("nij,nj->ni", X[:, :3, :3], self.cl.offset[:, :3, 3]) + X[:, :3, 3]
+        out = [c, V[0, :, 3:] + cross3(V[0, :, :3], c)]
+        if K == 2:
+            out.append(V[1, :, 3:] + cross3(V[1, :, :3], c) + cross3(V[0, :, :3], out[1]))
+        return out
 
     def _geometry(self, state):
         """``(φ (nr,), φ̇ (nr,), tangential velocity (nc, 3))``: the gaps and
@@ -125,16 +145,15 @@ class ContactModes:
         V = (np.vstack([traj.base_twist[k, 0], traj.base_acceleration[k]])
              if m.floating_base else None)
         q = np.vstack([traj.q[k], traj.joint_acceleration[k][None]])
-        fk = _kinematics(m, traj.base_pose[k], V, q, 2)
-        return self._tangential_acceleration(fk)
+        return self._tangential_acceleration(*self._motion_of_feet(traj.base_pose[k], V, q, 1))
 
-    def _tangential_acceleration(self, fk):
+    def _tangential_acceleration(self, X, V):
         """The tangential accelerations (nc, 3) of the material points at the
-        touching points, ``c̈ + ρ n × ω̇``, from a kinematics pass of order 2."""
-        m, cl = self.model, self.cl
-        a = np.array([_point_jets(m, fk, int(cl.body[i]), cl.offset[i], 2)[2]
-                      for i in range(self.nc)])
-        a += cl.radius[:, None] * cross3(cl.normal, fk.twist[1, cl.body.astype(int), :3])
+        touching points, ``c̈ + ρ n × ω̇``, from the contacts' bodies' poses
+        ``X`` and twist jets ``V^(0..1)``."""
+        cl = self.cl
+        a = self._centres(X, V, 2)[2]
+        a += cl.radius[:, None] * cross3(cl.normal, V[1, :, :3])
         return a - np.einsum("ij,ij->i", cl.normal, a)[:, None] * cl.normal
 
     def _geometry_at(self, traj, k):
@@ -265,8 +284,8 @@ class ContactModes:
                                                base_wrench=W, applied=applied)
             V = (np.vstack([self._full(state)[1], res.base_twist[1]]) if m.floating_base
                  else None)
-            fk = _kinematics(m, self._full(state)[0], V, res.q[:3], 2)
-            acc = self._tangential_acceleration(fk)
+            acc = self._tangential_acceleration(
+                *self._motion_of_feet(self._full(state)[0], V, res.q[:3], 1))
             turn = 0.0
             for i in starting:
                 a_t = acc[i]
