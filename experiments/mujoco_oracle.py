@@ -334,21 +334,20 @@ def errors(name, seed=0, h=H):
 
 
 def table(results):
-    """Markdown table: one row per model, the largest error per quantity and
-    order (``—``: not compared)."""
-    head = ["model", "N", "n", "base"] + [f"{q} k={k}" for q in QUANTITIES
-                                          for k in range(ORDER + 1)
-                                          if any(r[0][q][k] is not None for r in results.values())]
+    """Markdown table: a row per quantity and order ``k``, a column per model
+    (the largest relative error; ``—``: not compared, as sites of a model
+    without any)."""
+    names = list(results)
+    head = ["quantity", "k"] + [f"{n} ({'floating' if results[n][1].floating_base else 'fixed'}"
+                                f", n={results[n][1].n_joints})" for n in names]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for name, (errs, model, _) in results.items():
-        row = [name, str(model.n_bodies), str(model.n_joints),
-               "floating" if model.floating_base else "fixed"]
-        for q in QUANTITIES:
-            for k in range(ORDER + 1):
-                if any(r[0][q][k] is not None for r in results.values()):
-                    e = errs[q][k]
-                    row.append("—" if e is None else f"{e[0]:.1e}")
-        lines.append("| " + " | ".join(row) + " |")
+    for q in QUANTITIES:
+        for k in range(ORDER + 1):
+            cells = [results[n][0][q][k] for n in names]
+            if all(c is None for c in cells):
+                continue
+            lines.append("| " + " | ".join([q, str(k)] + ["—" if c is None else f"{c[0]:.1e}"
+                                                        for c in cells]) + " |")
     return "\n".join(lines)
 
 
@@ -372,11 +371,11 @@ def main(argv=None):
     md = table(results)
     (args.out / "mujoco_oracle.md").write_text(
         "Largest relative error of liedyn against MuJoCo "
-        f"({liedyn_version()}), per quantity and derivative order k\n\n" + md + "\n")
+        f"({_mujoco_version()}), per quantity and derivative order k\n\n" + md + "\n")
     print(md)
 
 
-def liedyn_version():
+def _mujoco_version():
     import mujoco
     return f"MuJoCo {mujoco.__version__}"
 

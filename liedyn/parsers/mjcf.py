@@ -66,10 +66,10 @@ What is refused, what is warned about
 :class:`MJCFError` (a ``ValueError``): a file MuJoCo does not compile (its
 message quoted); a ball joint in the robot (liedyn has one-degree-of-freedom
 joints and a free base, and a ball is not a chain of hinges exactly: refused
-by name); a free joint not on a child of ``<worldbody>`` or with a non-zero
-``pos`` (MuJoCo's ``qvel`` would then be the velocity of that point); a tie
-between free trees (pass ``root=``); a ``root`` that is not a child of
-``<worldbody>``.
+by name); a tie between free trees (pass ``root=``); a ``root`` that is not
+a child of ``<worldbody>``. (MuJoCo itself refuses a free joint below the
+top level and sets its ``pos`` to zero, so ``qvel`` is always the velocity
+of the body origin.)
 
 :class:`MJCFWarning`, one per issue, naming the file's base name and then the
 elements, one per line: trees left out; what liedyn's dynamics do not
@@ -195,12 +195,6 @@ def _choose(m, label, root):
     """``(root body id | None for a fixed base, kept body ids, left-out trees)``."""
     trees = _subtrees(m)
     free = {r for r in trees if m.body_jntnum[r] > 0 and m.jnt_type[m.body_jntadr[r]] == _FREE}
-    for j in range(m.njnt):
-        b = int(m.jnt_bodyid[j])
-        if m.jnt_type[j] == _FREE and (m.body_parentid[b] != 0 or m.body_jntnum[b] != 1):
-            raise MJCFError(f"{label}: free joint {element_name(m, 'joint', j)!r} of body "
-                            f"{element_name(m, 'body', b)!r}: a free joint is loaded as the "
-                            f"floating base only as the one joint of a child of <worldbody>")
     jointed = [r for r in trees if r not in free and any(m.body_jntnum[b] for b in trees[r])]
     static = [r for r in trees if r not in free and r not in jointed]
     if root is not None:
@@ -228,11 +222,6 @@ def _choose(m, label, root):
         base, kept = None, sorted(b for r in static for b in trees[r])
     kept_set = set(kept)
     left = [r for r in trees if r not in kept_set and (r in free or r in jointed)]
-    if base is not None and m.jnt_pos[m.body_jntadr[base]].any():
-        j = m.body_jntadr[base]
-        raise MJCFError(f"{label}: free joint {element_name(m, 'joint', j)!r} has pos "
-                        f"{m.jnt_pos[j]}: MuJoCo's qvel would be the velocity of that point, "
-                        f"not of the body origin; move the body instead")
     balls = [element_name(m, "joint", j) for b in kept for j in _joints(m, b)
              if m.jnt_type[j] == _BALL]
     if balls:
