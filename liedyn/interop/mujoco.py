@@ -19,21 +19,21 @@ function here is first called.
 
 Conventions
 -----------
-=====================  ==========================================  =========================================
-quantity               liedyn                                      MuJoCo
-=====================  ==========================================  =========================================
-base configuration     ``C₀ = (R, p)``                              free joint ``qpos[a:a+7] = (p, quaternion
-                                                                    w x y z)``
-base velocity          spatial twist ``V₀ = (ω, v)``, world frame,  ``qvel[d:d+6] = (ṗ, Rᵀ ω)``: the origin's
-                       about the world origin, ``v = ṗ − ω × p``    velocity in world axes, the angular
-                                                                    velocity in the body frame
-base force             ``W₀ = (m, f)``, world frame, about the      ``qfrc[d:d+6] = (f, Rᵀ (m − p × f))``:
-                       world origin                                 force in world axes, moment about the
-                                                                    body origin in the body frame
-joint position         ``q = qpos − qpos0`` (the XML pose is        ``qpos`` (hinge angle, slide length)
+=====================  ================================================  ================================================
+quantity               liedyn                                            MuJoCo
+=====================  ================================================  ================================================
+base configuration     ``C₀ = (R, p)``                                   free joint ``qpos[a:a+7] = (p, w x y z)``
+                                                                         (quaternion, scalar first)
+base velocity          spatial twist ``V₀ = (ω, v)``, world frame        ``qvel[d:d+6] = (ṗ, Rᵀ ω)``: the origin's
+                       about the world origin, ``v = ṗ − ω × p``         velocity in world axes, the angular
+                                                                         velocity in the body frame
+base force             ``W₀ = (m, f)``, world frame, about the           ``qfrc[d:d+6] = (f, Rᵀ (m − p × f))``:
+                       world origin                                      force in world axes, moment about the
+                                                                         body origin in the body frame
+joint position         ``q = qpos − qpos0`` (the XML pose is             ``qpos`` (hinge angle, slide length)
                        ``q = 0``)
-joint velocity, force  ``q̇``, ``τ`` (column ``i``)                 ``qvel[dof]``, ``qfrc[dof]``
-=====================  ==========================================  =========================================
+joint velocity, force  ``q̇``, ``τ`` (column ``i``)                       ``qvel[dof]``, ``qfrc[dof]``
+=====================  ================================================  ================================================
 
 A model of a fixed base (the world) has ``C₀ = I`` and no base entries.
 MuJoCo's degrees of freedom that the model left out (trees outside the
