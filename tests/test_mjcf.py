@@ -276,3 +276,19 @@ def test_fixed_base_map_refuses_a_moved_base():
     assert np.allclose(qpos, [0.2]) and np.allclose(qvel, [[0.3]])
     with pytest.raises(ValueError, match="no hinge or slide"):
         mujoco_map(_load(ROBOT)[0], _mj(xml))
+
+
+def test_unnamed_elements_get_kind_and_id():
+    xml = """
+    <mujoco><worldbody>
+      <body pos="0 0 1"><joint axis="0 1 0"/><geom size="0.1"/><site pos="0 0 0.1"/>
+        <body pos="0 0 -0.5"><joint type="slide"/><geom size="0.1"/></body>
+      </body>
+    </worldbody></mujoco>"""
+    model, _ = _load(xml)
+    assert model.body_names == ("world", "body1", "body2")
+    assert model.joint_names == ("joint0", "joint1")
+    assert "site0" in model.frame_names
+    bridge = mujoco_map(model, _mj(xml))
+    assert bridge.sites == ((0, "site0"),)
+    assert list(bridge.dof_adr) == [0, 1]
