@@ -68,7 +68,7 @@ import numpy as np
 import liedyn
 from liedyn.trajectory import from_pose_jet
 
-MODELS = ("humanoid", "quadruped", "manipulator", "cheetah", "walker")
+MODELS = ("humanoid", "humanoid_CMU", "dog", "quadruped", "manipulator", "cheetah", "walker")
 QUANTITIES = ("inverse", "mass", "forward", "site_pose", "site_jacobian", "site_motion",
               "site_jacdot")
 ORDER = 3
