@@ -20,6 +20,7 @@ from .algorithm.ik import InverseKinematicsResult, inverse_kinematics
 from .algorithm.inverse import inverse_dynamics
 from .algorithm.kinematics import forward_kinematics
 from .parsers.urdf import URDFError, URDFWarning, load_urdf, parse_urdf
+from .parsers.mjcf import MJCFError, MJCFWarning, load_mjcf
 from .simulation import (ContactEvent, Inputs, SimulationError, State, Trajectory, project_state,
                          simulate)
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
@@ -51,6 +52,7 @@ __all__ = [
     "centroidal", "CentroidalResult", "centroidal_momentum_matrix",
     "inverse_kinematics", "InverseKinematicsResult",
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
+    "load_mjcf", "MJCFError", "MJCFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state", "ContactEvent",
     "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "RollingContact", "JointStop",
     "constraint_jacobian",
