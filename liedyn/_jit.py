@@ -477,7 +477,8 @@ def _first_compile(folder, py_func):
         print(f"liedyn: compiling the {group} kernels ({name} first)", file=sys.stderr,
               flush=True)
         return
-    where = (f"cached in {folder} for later processes" if folder is not None else
+    where = (f"cached in {folder} for later processes and other installations of this "
+             f"version" if folder is not None else
              "not cached (no usable cache folder), so every process compiles them again")
     print(f"liedyn: compiling numba kernels on first use, now the {group} kernels ({name} "
           f"first): 5 to 40 s per algorithm, {_COMPILE_SECONDS} for all of them; {where}. "
@@ -643,7 +644,12 @@ if HAVE_NUMBA:
             cres = None
             if self._enabled:
                 target_context.refresh()
-                cres = self._attempt(self._load, sig, target_context)
+                try:
+                    cres = self._attempt(self._load, sig, target_context)
+                except Exception as exc:    # e.g. a folder the user may not enter
+                    _warn_once(("read", _folder),
+                               f"liedyn: cannot read compiled kernels in {_folder} "
+                               f"({_describe(exc)}); compiling them instead.")
             if cres is None:
                 _compiled += 1
                 _first_compile(cache_folder(), self._py_func)
