@@ -100,6 +100,10 @@ _POSIX = (_UID is not None and hasattr(os, "O_DIRECTORY") and hasattr(os, "O_NOF
           and os.open in os.supports_dir_fd)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+# Folders above the cache are only passed through: O_PATH needs no read
+# permission (a home folder of mode 0711), where the system has it.
+_PASS_FLAGS = _DIR_FLAGS if not hasattr(os, "O_PATH") else (
+    os.O_PATH | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
 _READ_FLAGS = os.O_RDONLY | _NOFOLLOW
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
 _FOLDER_NAME = re.compile(r"numba-[0-9a-f]{16}")
@@ -141,15 +145,22 @@ def _install_mark():
     return "install-" + hashlib.sha1(os.path.realpath(_PKG_DIR).encode()).hexdigest()[:16]
 
 
-def _open_dir(fd, name, path):
+def _open_dir(fd, name, path, flags):
     """``openat(fd, name)`` of a directory, never through a symbolic link."""
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=fd)
+        child = os.open(name, flags, dir_fd=fd)
     except OSError as exc:      # ELOOP, or ENOTDIR for a link to a directory
         if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or not stat.S_ISLNK(
                 os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
             raise
         raise _Refused(f"{path} is a symbolic link") from None
+    mode = os.fstat(child).st_mode
+    if not stat.S_ISDIR(mode):      # O_PATH | O_NOFOLLOW may open the link itself
+        os.close(child)
+        if stat.S_ISLNK(mode):
+            raise _Refused(f"{path} is a symbolic link")
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", path)
+    return child
 
 
 def _step(fd, st, path, name, own, create):
@@ -163,10 +174,11 @@ def _step(fd, st, path, name, own, create):
     child is created with mode 0700 when ``create`` (else FileNotFoundError).
     """
     child_path = os.path.join(path, name)
+    flags = _DIR_FLAGS if own else _PASS_FLAGS
     if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
         raise _Refused(f"{path} is writable by other users (mode {stat.S_IMODE(st.st_mode):o})")
     try:
-        child = _open_dir(fd, name, child_path)
+        child = _open_dir(fd, name, child_path, flags)
     except FileNotFoundError:
         if not create:
             raise
@@ -174,7 +186,7 @@ def _step(fd, st, path, name, own, create):
             os.mkdir(name, 0o700, dir_fd=fd)
         except FileExistsError:
             pass
-        child = _open_dir(fd, name, child_path)
+        child = _open_dir(fd, name, child_path, flags)
     try:
         cst = os.fstat(child)
         if cst.st_uid != _UID and (own or cst.st_uid != 0):
@@ -198,7 +210,7 @@ def _walk(top, below=(), create=False):
     :func:`_step`; ``top`` and ``below`` are the user's own). The caller
     closes the handle. Raises _Refused, or OSError."""
     names = Path(top).parts[1:]
-    fd = os.open("/", _DIR_FLAGS)
+    fd = os.open("/", _PASS_FLAGS if names else _DIR_FLAGS)
     st, path, top_st = os.fstat(fd), "/", None
     try:
         if st.st_uid not in (_UID, 0):
