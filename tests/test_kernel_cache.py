@@ -42,7 +42,8 @@ as_root = pytest.mark.skipif(UID != 0, reason="giving a folder to another user n
 # se3.exp by an ordinary call, or (argument "compile") by compiling the kernel
 # for one signature and calling the compiled entry point directly; then se3.log
 # (with "swap" and a cache root, the root's liedyn folder is first replaced by
-# a planted copy, see plant(); with "other owner" the copy is another user's).
+# a planted copy, see plant(), another user's with "other owner"; with
+# "parent opened" the root is made writable by all and its files planted).
 # Prints the largest error against SciPy, the kernels compiled, the folder used.
 EXP_CHILD = textwrap.dedent("""
     import os, shutil, sys
@@ -64,8 +65,11 @@ EXP_CHILD = textwrap.dedent("""
         sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
         from test_kernel_cache import plant
         top = os.path.join(sys.argv[2], "liedyn")
-        os.rename(top, top + ".away")
-        shutil.copytree(top + ".away", top)
+        if sys.argv[4] == "parent opened":
+            os.chmod(sys.argv[2], 0o777)
+        else:
+            os.rename(top, top + ".away")
+            shutil.copytree(top + ".away", top)
         plant(top, sys.argv[3], sys.argv[4] == "other owner")
     w, v = V[:3], V[3:]
     X = np.zeros((4, 4))
@@ -365,21 +369,26 @@ def test_planted_cache_under_a_folder_others_can_write_is_never_loaded(warm_exp,
     assert str(tmp / f"liedyn-kernels-{UID}") in printed[-1] and compiled > 0, printed
 
 
-@pytest.mark.parametrize("owner", ["same user", pytest.param("other owner", marks=as_root)])
-def test_cache_folder_swapped_after_the_first_call_is_refused(warm_exp, tmp_path, owner):
+@pytest.mark.parametrize("how", ["same user", pytest.param("other owner", marks=as_root),
+                                 "parent opened"])
+def test_cache_folder_swapped_after_the_first_call_is_refused(warm_exp, tmp_path, how):
     """After a process's first kernel call, its cache's top folder is renamed
     away and a planted copy put in its place (same names, the key copied so
     that every file is authentic, each a pickle that leaves a marker when
-    unpickled). The next kernel load refuses the folder (replaced, or another
-    user's) with one warning and loads nothing from it: the marker is never
-    made, and se3.log is compiled in the temporary folder instead."""
+    unpickled), or the folder above it is made writable by every user and
+    the files planted in place. The next kernel load refuses the folder
+    (replaced, another user's, or below a folder others can write to) with
+    one warning and loads nothing from it: the marker is never made, and
+    se3.log is compiled in the temporary folder instead."""
     xdg, tmp = dirs(tmp_path)
     shutil.copytree(warm_exp, xdg)
     marker = tmp_path / "unpickled"
-    stderr, compiled, printed = run_exp(xdg, tmp, "swap", xdg, marker, owner)
+    stderr, compiled, printed = run_exp(xdg, tmp, "swap", xdg, marker, how)
     found = warnings_in(stderr)
-    reason = "was replaced" if owner == "same user" else f"belongs to uid {OTHER_UID}"
-    assert len(found) == 1 and f"{xdg / 'liedyn'} " in found[0] and reason in found[0], stderr
+    named, reason = {"same user": (xdg / "liedyn", "was replaced"),
+                     "other owner": (xdg / "liedyn", f"belongs to uid {OTHER_UID}"),
+                     "parent opened": (xdg, "is writable by other users")}[how]
+    assert len(found) == 1 and f"{named} {reason}" in found[0], stderr
     assert not marker.exists()
     assert str(tmp / f"liedyn-kernels-{UID}") in printed[-1] and compiled > 0, printed
 
