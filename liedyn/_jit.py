@@ -29,9 +29,10 @@ current user or root and writable by nobody else, except a sticky shared
 folder (``/tmp``) directly above a folder the user owns; the top folder and
 everything below it must be the user's, none of them a symbolic link. This is
 checked before every load and save, not once per process: the path is walked
-from ``/`` with ``openat`` (``O_NOFOLLOW``), each directory checked on the
-handle just opened, and the files are read and written through the handle of
-the last one, so no path is resolved again between the check and the use.
+from ``/`` with ``openat`` (``O_NOFOLLOW``; the folders above the cache as
+``O_PATH`` handles, which need no read permission), each directory checked on
+the handle just opened, and the files are read and written through the handle
+of the last one, so no path is resolved again between the check and the use.
 The top folder is pinned at its first use: if it is later replaced (renamed
 away, another put in its place), it is refused even if it passes the checks.
 A refused folder gets one short ``RuntimeWarning`` naming the directory and
