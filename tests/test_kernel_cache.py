@@ -6,8 +6,9 @@ planted one (a pickle whose unpickling would leave a marker file) is never
 unpickled, a folder that another user owns or can write to, or one with
 such a folder above it, is refused, and so is a folder swapped after the
 first call of a process; the temporary fallback cannot be imported as a
-package; a second installation of the same sources reuses the kernels;
-folders of other versions are pruned; the first compilation is announced
+package; a second installation of the same sources reuses the kernels,
+and a kernel defined outside the package is keyed on its file; folders of
+other versions are pruned; the first compilation is announced
 once; ``NUMBA_CACHE_DIR`` is honoured; and ``python -m liedyn.compile``
 leaves a cache that later processes use.
 
@@ -417,6 +418,39 @@ def test_a_second_installation_reuses_the_compiled_kernels(warm_exp, tmp_path):
     stderr, compiled, _ = run_exp(xdg, tmp, pythonpath=copy)
     assert compiled > 0 and NOTICE in stderr, stderr
     assert len(list((xdg / "liedyn").glob("numba-*"))) == 2
+
+
+def test_kernels_outside_the_package_are_keyed_on_their_file(tmp_path):
+    """A kernel compiled with liedyn's ``njit`` in a file outside the package
+    (the benchmarks' own kernels) is cached in a sub-folder keyed on that
+    file's path, loaded by the next process, and compiled again once the
+    file's contents change."""
+    xdg, tmp = dirs(tmp_path)
+    src = tmp_path / "user" / "mykernels.py"
+    src.parent.mkdir()
+    src.write_text("from liedyn._jit import njit\n\n\n@njit\ndef twice(x):\n"
+                   "    return 2.0 * x\n")
+    code = textwrap.dedent(f"""
+        import sys
+        import numpy as np
+        sys.path.insert(0, {str(src.parent)!r})
+        from mykernels import twice
+        from liedyn import _jit
+        print(twice(np.arange(3.0)).tolist(), _jit.compiled_count())
+    """)
+
+    def compiled():
+        out = run(["-c", code], xdg, tmp)
+        assert out.returncode == 0, out.stderr[-3000:]
+        values, count = out.stdout.rsplit(maxsplit=1)
+        assert values == "[0.0, 2.0, 4.0]", out.stdout
+        return int(count)
+
+    assert compiled() == 1 and compiled() == 0
+    subs = {f.parent.name for f in cache_files(xdg)}
+    assert len(subs) == 1 and next(iter(subs)).startswith("user_"), subs
+    src.write_text(src.read_text() + "\n# changed\n")
+    assert compiled() == 1
 
 
 def test_numba_cache_dir_is_honoured(tmp_path):
