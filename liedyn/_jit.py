@@ -37,8 +37,10 @@ The top folder is pinned at its first use: if it is later replaced (renamed
 away, another put in its place), it is refused even if it passes the checks.
 A refused folder gets one short ``RuntimeWarning`` naming the directory and
 why; the next candidate is used (the private temporary folder), and without
-any the kernels are compiled in every process. New folders are created with
-mode 0700, files with mode 0600, written to a temporary name and renamed.
+any the kernels are compiled in every process (as they are on systems
+without ``openat`` and ``O_NOFOLLOW``, such as Windows). New folders are
+created with mode 0700, files with mode 0600, written to a temporary name
+and renamed.
 
 Authentication: every cache file (index and compiled code) carries an
 HMAC-SHA-256 of its name and contents under a random 32-byte key kept in the
