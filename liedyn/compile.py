@@ -3,7 +3,8 @@
 Kernels are otherwise compiled on the first call of each algorithm (a few
 seconds each) and cached on disk (see :mod:`liedyn._jit`). This fills the
 cache in one go, for instance after installing or upgrading, so that later
-processes start at once. It prints one line per kernel group (seconds, and
+processes, and other installations of the same version, load the kernels
+instead of compiling them. It prints one line per kernel group (seconds, and
 how many kernels were compiled rather than loaded) and the total.
 """
 

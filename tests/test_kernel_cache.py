@@ -2,17 +2,25 @@
 
 Every check runs fresh interpreters with their own ``XDG_CACHE_HOME`` and
 ``TMPDIR``: a damaged entry is discarded with one warning and recompiled, a
-folder that another user owns or can write to is refused, the temporary
-fallback cannot be imported as a package, folders of older source versions
-are pruned, the first compilation is announced once, and
-``python -m liedyn.compile`` leaves a cache that later processes use.
+planted one (a pickle whose unpickling would leave a marker file) is never
+unpickled, a folder that another user owns or can write to, or one with
+such a folder above it, is refused, and so is a folder swapped after the
+first call of a process; the temporary fallback cannot be imported as a
+package; a second installation of the same sources reuses the kernels,
+and a kernel defined outside the package is keyed on its file; folders of
+other versions are pruned; the first compilation is announced
+once; ``NUMBA_CACHE_DIR`` is honoured; and ``python -m liedyn.compile``
+leaves a cache that later processes use.
 
 Cold compilations are kept small: apart from the one test of
-``python -m liedyn.compile``, the children compile ``liedyn.se3.exp`` (two
-kernels, about a second). Its result is checked against SciPy's matrix
-exponential of the twist matrix, an independent reference.
+``python -m liedyn.compile``, the children compile ``liedyn.se3.exp`` and
+``liedyn.se3.log`` (three kernels, about two seconds). Their results are
+checked against SciPy's matrix exponential and logarithm of the twist
+matrix, independent references.
 """
 
+import hashlib
+import hmac
 import os
 import pickle
 import shutil
@@ -24,59 +32,79 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba.core.caching import _CacheLocator
-
-import liedyn
 
 ROOT = Path(__file__).resolve().parents[1]
 UID = os.getuid()
 OTHER_UID = UID + 4321
 NOTICE = "liedyn: compiling numba kernels"
+MAGIC = b"liedyn kernel cache 1\n"      # the cache files' format (see liedyn._jit)
 as_root = pytest.mark.skipif(UID != 0, reason="giving a folder to another user needs root")
 
 # se3.exp by an ordinary call, or (argument "compile") by compiling the kernel
-# for one signature and calling the compiled entry point directly.
+# for one signature and calling the compiled entry point directly; then se3.log
+# (with "swap" and a cache root, the root's liedyn folder is first replaced by
+# a planted copy, see plant(), another user's with "other owner"; with
+# "parent opened" the root is made writable by all and its files planted).
+# Prints the largest error against SciPy, the kernels compiled, the folder used.
 EXP_CHILD = textwrap.dedent("""
-    import sys
+    import os, shutil, sys
     import numpy as np
-    from scipy.linalg import expm
+    from scipy.linalg import expm, logm
     import liedyn
+    from liedyn import _jit
 
     V = np.array([0.3, -0.2, 0.5, 1.0, -2.0, 0.5])
-    if sys.argv[1] == "call":
-        C = liedyn.se3.exp(V)
-    else:
+    if sys.argv[1] == "compile":
         from numba import types
         from liedyn.se3 import _exp_se3_into
         entry = _exp_se3_into.compile((types.float64[::1], types.float64, types.float64[:, ::1]))
         C = np.empty((4, 4))
         entry(V, 1.0, C)
+    else:
+        C = liedyn.se3.exp(V)
+    if sys.argv[1] == "swap":
+        sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
+        from test_kernel_cache import plant
+        top = os.path.join(sys.argv[2], "liedyn")
+        if sys.argv[4] == "parent opened":
+            os.chmod(sys.argv[2], 0o777)
+        else:
+            os.rename(top, top + ".away")
+            shutil.copytree(top + ".away", top)
+        plant(top, sys.argv[3], sys.argv[4] == "other owner")
     w, v = V[:3], V[3:]
     X = np.zeros((4, 4))
     X[:3, :3] = [[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]]
     X[:3, 3] = v
-    print("error", np.max(np.abs(C - expm(X))))
+    err = np.max(np.abs(C - expm(X)))
+    err = max(err, np.max(np.abs(liedyn.se3.log(C) - V)), np.max(np.abs(logm(C).real - X)))
+    print(liedyn.__file__, _jit.cache_folder())
+    print("compiled", _jit.compiled_count())
+    print("error", err)
 """)
 
 
-def run(args, xdg, tmp, cwd=None, pythonpath=True, timeout=300):
+def run(args, xdg, tmp, cwd=None, pythonpath=ROOT, timeout=300, env=None):
     """Run ``python *args`` with its own cache locations; returns the CompletedProcess."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("NUMBA_") and k not in ("PYTHONWARNINGS", "PYTHONPATH")}
-    env.update(XDG_CACHE_HOME=str(xdg), TMPDIR=str(tmp))
+    full = {k: v for k, v in os.environ.items()
+            if not k.startswith("NUMBA_") and k not in ("PYTHONWARNINGS", "PYTHONPATH")}
+    full.update(XDG_CACHE_HOME=str(xdg), TMPDIR=str(tmp), **(env or {}))
     if pythonpath:
-        env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, *args], env=env, cwd=cwd or ROOT,
+        full["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run([sys.executable, *args], env=full, cwd=cwd or ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 
-def run_exp(xdg, tmp, style="call"):
-    """Run EXP_CHILD; assert it succeeded with the reference result; return its stderr."""
-    out = run(["-c", EXP_CHILD, style], xdg, tmp)
+def run_exp(xdg, tmp, style="call", *extra, pythonpath=ROOT, env=None):
+    """Run EXP_CHILD; assert it succeeded with the reference results; return
+    ``(stderr, kernels compiled, lines printed before those)``."""
+    out = run(["-c", EXP_CHILD, style, *map(str, extra)], xdg, tmp, cwd=pythonpath,
+              pythonpath=pythonpath, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
-    err = float(out.stdout.split()[-1])
-    assert err < 1e-12, f"se3.exp differs from expm by {err}"  # both are exact to ~1e-15
-    return out.stderr
+    lines = out.stdout.splitlines()
+    err = float(lines[-1].split()[-1])
+    assert err < 1e-12, f"se3.exp or se3.log differ from SciPy by {err}"  # exact to ~1e-15
+    return out.stderr, int(lines[-2].split()[-1]), lines[:-2]
 
 
 def warnings_in(stderr):
@@ -100,11 +128,38 @@ def dirs(tmp_path):
     return xdg, tmp
 
 
+class _Plant:
+    """Unpickling it creates the file ``marker``: proof that a file was deserialised."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return open, (self.marker, "w")
+
+
+def plant(top, marker, other_owner=False):
+    """Replace every cache file under the top folder ``top`` by a pickle that
+    creates ``marker`` when unpickled, in the cache's own format with a valid
+    tag under the key found in ``top`` (an attacker who could read it), and
+    with ``other_owner`` give the whole folder to another user."""
+    top = Path(top)
+    key = (top / "key").read_bytes()
+    body = pickle.dumps(_Plant(marker))
+    for f in cache_files(top):
+        place = f"{f.parent.parent.name}/{f.parent.name}/{f.name}".encode()
+        f.write_bytes(MAGIC + hmac.new(key, MAGIC + place + b"\0" + body,
+                                       hashlib.sha256).digest() + body)
+    if other_owner:
+        for p in [top, *top.rglob("*")]:
+            os.chown(p, OTHER_UID, OTHER_UID, follow_symlinks=False)
+
+
 # ------------------------------------------------------------ damaged entries --
 
 @pytest.fixture(scope="module")
 def warm_exp(tmp_path_factory):
-    """An XDG_CACHE_HOME holding the compiled kernels of se3.exp."""
+    """An XDG_CACHE_HOME holding the compiled kernels of se3.exp and se3.log."""
     base = tmp_path_factory.mktemp("warm_exp")
     xdg, tmp = base / "xdg", base / "tmp"
     tmp.mkdir()
@@ -113,7 +168,7 @@ def warm_exp(tmp_path_factory):
     return xdg
 
 
-def _damage(path, kind, rng):
+def _damage(path, kind, rng, marker):
     data = path.read_bytes()
     if kind == "truncated":
         data = data[:len(data) // 2]
@@ -126,38 +181,46 @@ def _damage(path, kind, rng):
         data = b""
     elif kind == "foreign pickle":
         data = pickle.dumps({"not": "a kernel"})
+    elif kind == "planted pickle":       # in the cache's format, without the key
+        body = pickle.dumps(_Plant(marker))
+        data = MAGIC + hashlib.sha256(body).digest() + body
     path.write_bytes(data)
 
 
 # (files, damage, how the kernel is reached); the explicit-compile path on one
 # data and one index case
 DAMAGE = [("data", k, "call") for k in ("truncated", "garbage", "flipped", "empty",
-                                        "foreign pickle")]
-DAMAGE += [("index", k, "call") for k in ("truncated", "garbage", "empty")]
+                                        "foreign pickle", "planted pickle")]
+DAMAGE += [("index", k, "call") for k in ("truncated", "garbage", "empty", "planted pickle")]
 DAMAGE += [("data", "flipped", "compile"), ("index", "garbage", "compile")]
 
 
 @pytest.mark.parametrize("files,kind,style", DAMAGE)
 def test_damaged_entries_are_discarded_and_recompiled(warm_exp, tmp_path, files, kind, style):
+    """A cache file that fails its authentication tag is never unpickled (a
+    planted pickle leaves no marker): it is deleted, with one warning, and
+    the kernel compiled and saved afresh."""
     xdg, tmp = dirs(tmp_path)
     shutil.copytree(warm_exp, xdg, symlinks=True)
+    marker = tmp_path / "unpickled"
     rng = np.random.default_rng(sum(map(ord, files + kind)))
     for f in cache_files(xdg):
         if f.suffix == (".nbc" if files == "data" else ".nbi"):
-            _damage(f, kind, rng)
+            _damage(f, kind, rng, marker)
     folder = next(xdg.glob("liedyn/numba-*"))
-    # se3.exp's kernels come from two source directories (liedyn/ for the
-    # input checks, liedyn/spatial/ for the exponential), so the damage spans
-    # two sub-folders of the cache: still one warning
+    # se3's kernels come from two source directories (liedyn/ for the input
+    # checks, liedyn/spatial/ for the exponential), so the damage spans two
+    # sub-folders of the cache: still one warning
     assert len({f.parent for f in cache_files(xdg)}) == 2, cache_files(xdg)
 
-    stderr = run_exp(xdg, tmp, style)
+    stderr, compiled, _ = run_exp(xdg, tmp, style)
     found = warnings_in(stderr)
     assert len(found) == 1 and "discarded" in found[0] and str(folder) in found[0], stderr
-    assert stderr.count(NOTICE) == 1, stderr          # it recompiles, and says so once
+    assert stderr.count(NOTICE) == 1 and compiled > 0, stderr   # it recompiles, says so once
+    assert not marker.exists()
 
-    stderr = run_exp(xdg, tmp, style)                 # the entries were written afresh
-    assert "liedyn:" not in stderr, stderr
+    stderr, compiled, _ = run_exp(xdg, tmp, style)   # the entries were written afresh
+    assert "liedyn:" not in stderr and compiled == 0, stderr
 
 
 # ---------------------------------------------------------- untrusted folders --
@@ -192,97 +255,266 @@ def test_untrusted_temporary_folder_is_refused(tmp_path, make):
     folder = tmp / f"liedyn-kernels-{UID}"
     reason = make(folder)
 
-    stderr = run_exp(xdg, tmp)
+    stderr, _, _ = run_exp(xdg, tmp)
     found = warnings_in(stderr)
     assert len(found) == 1 and str(folder) in found[0] and reason in found[0], stderr
     assert "without a disk cache" in found[0], stderr
     assert not cache_files(tmp_path), cache_files(tmp_path)
 
 
-@pytest.mark.parametrize("make", [pytest.param(_foreign, marks=as_root), _world_writable])
-def test_untrusted_user_cache_folder_is_refused(tmp_path, make):
-    """A user-cache ``liedyn`` folder that is not private is refused; the
-    per-user temporary folder is used instead."""
-    xdg, tmp = dirs(tmp_path)
-    xdg.mkdir()
-    reason = make(xdg / "liedyn")
+def _liedyn_foreign(home):
+    (home / ".cache").mkdir(parents=True)
+    return home / ".cache" / "liedyn", _foreign(home / ".cache" / "liedyn")
 
-    stderr = run_exp(xdg, tmp)
+
+def _liedyn_world_writable(home):
+    (home / ".cache").mkdir(parents=True)
+    return home / ".cache" / "liedyn", _world_writable(home / ".cache" / "liedyn")
+
+
+def _parent_world_writable(home):
+    """The issue's case: a cache root in a folder every user can write to."""
+    home.mkdir()
+    os.chmod(home, 0o777)
+    return home, "is writable by other users"
+
+
+def _parent_foreign(home):
+    home.mkdir(mode=0o755)
+    os.chown(home, OTHER_UID, OTHER_UID)
+    return home, f"belongs to uid {OTHER_UID}"
+
+
+def _sticky_above_foreign(home):
+    """A sticky shared folder is trusted only above folders the user owns."""
+    home.mkdir()
+    os.chmod(home, 0o1777)
+    (home / ".cache").mkdir(mode=0o700)
+    os.chown(home / ".cache", OTHER_UID, OTHER_UID)
+    return home / ".cache", f"belongs to uid {OTHER_UID}"
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(_liedyn_foreign, marks=as_root), _liedyn_world_writable,
+    _parent_world_writable, pytest.param(_parent_foreign, marks=as_root),
+    pytest.param(_sticky_above_foreign, marks=as_root)])
+def test_untrusted_user_cache_folder_is_refused(tmp_path, make):
+    """A user-cache ``liedyn`` folder that is not private, or that has a
+    folder above it another user owns or can write to, is refused with one
+    warning naming that folder; the per-user temporary folder is used."""
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    tmp.mkdir()
+    folder, reason = make(home)
+    xdg = home / ".cache"
+
+    stderr, _, printed = run_exp(xdg, tmp)
     found = warnings_in(stderr)
-    assert len(found) == 1 and str(xdg / "liedyn") in found[0] and reason in found[0], stderr
-    assert not cache_files(xdg)
-    assert cache_files(tmp / f"liedyn-kernels-{UID}")
+    assert len(found) == 1 and f"{folder} {reason}" in found[0], stderr
+    fallback = tmp / f"liedyn-kernels-{UID}"
+    assert str(fallback) in found[0] and str(fallback) in printed[-1], (stderr, printed)
+    assert cache_files(fallback) and not cache_files(home)
 
 
 def test_temporary_folder_is_private_and_cannot_shadow_the_package(tmp_path):
     """The temporary fallback is created with mode 0700 under a name that is
-    not an identifier, so a script run from the temporary folder still
+    not an identifier, in a sticky shared folder (trusted, since the folder
+    in it is the user's), so a script run from the temporary folder still
     imports the real package (as installed: no PYTHONPATH)."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    os.chmod(tmp, 0o1777)
     xdg = unusable(tmp_path)
-    run_exp(xdg, tmp)
+    stderr, _, _ = run_exp(xdg, tmp)
+    assert not warnings_in(stderr), stderr
     made = os.listdir(tmp)
     (tmp / "script.py").write_text("import liedyn\nliedyn.inverse_dynamics\n"
                                    "print(liedyn.__file__)\n")
-    out = run(["script.py"], xdg, tmp, cwd=tmp, pythonpath=False, timeout=120)
+    out = run(["script.py"], xdg, tmp, cwd=tmp, pythonpath=None, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("__init__.py"), out.stdout
 
     assert made == [f"liedyn-kernels-{UID}"], made
     assert not any(name.isidentifier() for name in made)
-    st = os.lstat(tmp / made[0])
-    assert st.st_uid == UID and st.st_mode & 0o777 == 0o700, oct(st.st_mode)
+    inside = [p for p in (tmp / made[0]).rglob("*") if p.is_dir()]
+    assert not any(p.name.isidentifier() for p in inside), inside
+    for p in [tmp / made[0], *inside]:
+        st = os.lstat(p)
+        assert st.st_uid == UID and st.st_mode & 0o777 == 0o700, (p, oct(st.st_mode))
+    for p in (tmp / made[0]).rglob("*"):
+        assert p.is_dir() or os.lstat(p).st_mode & 0o777 == 0o600, p
     assert cache_files(tmp / made[0])
+
+
+# ------------------------------------------------------------ planted caches --
+
+def test_planted_cache_under_a_folder_others_can_write_is_never_loaded(warm_exp, tmp_path):
+    """A cache root whose parent every user can write to (a ``.cache`` in a
+    shared folder): another user has put a complete cache there, file names
+    right, its files authentic under a key of its own, every one a pickle
+    that leaves a marker when unpickled. The folder is refused before
+    anything in it is opened, with one warning; the kernels come from the
+    private temporary folder."""
+    shared, tmp = tmp_path / "shared", tmp_path / "tmp"
+    tmp.mkdir()
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    xdg = shared / ".cache"
+    shutil.copytree(warm_exp, xdg)
+    marker = tmp_path / "unpickled"
+    plant(xdg / "liedyn", marker, other_owner=UID == 0)
+
+    stderr, compiled, printed = run_exp(xdg, tmp)
+    found = warnings_in(stderr)
+    assert len(found) == 1 and f"{shared} is writable by other users" in found[0], stderr
+    assert not marker.exists()
+    assert str(tmp / f"liedyn-kernels-{UID}") in printed[-1] and compiled > 0, printed
+
+
+@pytest.mark.parametrize("how", ["same user", pytest.param("other owner", marks=as_root),
+                                 "parent opened"])
+def test_cache_folder_swapped_after_the_first_call_is_refused(warm_exp, tmp_path, how):
+    """After a process's first kernel call, its cache's top folder is renamed
+    away and a planted copy put in its place (same names, the key copied so
+    that every file is authentic, each a pickle that leaves a marker when
+    unpickled), or the folder above it is made writable by every user and
+    the files planted in place. The next kernel load refuses the folder
+    (replaced, another user's, or below a folder others can write to) with
+    one warning and loads nothing from it: the marker is never made, and
+    se3.log is compiled in the temporary folder instead."""
+    xdg, tmp = dirs(tmp_path)
+    shutil.copytree(warm_exp, xdg)
+    marker = tmp_path / "unpickled"
+    stderr, compiled, printed = run_exp(xdg, tmp, "swap", xdg, marker, how)
+    found = warnings_in(stderr)
+    named, reason = {"same user": (xdg / "liedyn", "was replaced"),
+                     "other owner": (xdg / "liedyn", f"belongs to uid {OTHER_UID}"),
+                     "parent opened": (xdg, "is writable by other users")}[how]
+    assert len(found) == 1 and f"{named} {reason}" in found[0], stderr
+    assert not marker.exists()
+    assert str(tmp / f"liedyn-kernels-{UID}") in printed[-1] and compiled > 0, printed
+
+
+# ------------------------------------------------ one compile per version --
+
+def test_a_second_installation_reuses_the_compiled_kernels(warm_exp, tmp_path):
+    """A copy of the package at another path (another clone or venv of the
+    same version) loads every kernel from the cache the first one filled:
+    nothing compiled, nothing printed, one cache folder with a mark of each
+    installation. A copy with one source file changed compiles afresh, in a
+    folder of its own."""
+    xdg, tmp = dirs(tmp_path)
+    shutil.copytree(warm_exp, xdg)
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(ROOT / "liedyn", copy / "liedyn",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    stderr, compiled, printed = run_exp(xdg, tmp, pythonpath=copy)
+    assert printed[-1].startswith(str(copy / "liedyn")), printed
+    assert compiled == 0 and stderr == "", stderr
+    folders = list((xdg / "liedyn").glob("numba-*"))
+    assert len(folders) == 1 and len(list(folders[0].glob("install-*"))) == 2, folders
+
+    with open(copy / "liedyn" / "__init__.py", "a") as f:
+        f.write("\n# another version\n")
+    stderr, compiled, _ = run_exp(xdg, tmp, pythonpath=copy)
+    assert compiled > 0 and NOTICE in stderr, stderr
+    assert len(list((xdg / "liedyn").glob("numba-*"))) == 2
+
+
+def test_kernels_outside_the_package_are_keyed_on_their_file(tmp_path):
+    """A kernel compiled with liedyn's ``njit`` in a file outside the package
+    (the benchmarks' own kernels) is cached in a sub-folder keyed on that
+    file's path, loaded by the next process, and compiled again once the
+    file's contents change."""
+    xdg, tmp = dirs(tmp_path)
+    src = tmp_path / "user" / "mykernels.py"
+    src.parent.mkdir()
+    src.write_text("from liedyn._jit import njit\n\n\n@njit\ndef twice(x):\n"
+                   "    return 2.0 * x\n")
+    code = textwrap.dedent(f"""
+        import sys
+        import numpy as np
+        sys.path.insert(0, {str(src.parent)!r})
+        from mykernels import twice
+        from liedyn import _jit
+        print(twice(np.arange(3.0)).tolist(), _jit.compiled_count())
+    """)
+
+    def compiled():
+        out = run(["-c", code], xdg, tmp)
+        assert out.returncode == 0, out.stderr[-3000:]
+        values, count = out.stdout.rsplit(maxsplit=1)
+        assert values == "[0.0, 2.0, 4.0]", out.stdout
+        return int(count)
+
+    assert compiled() == 1 and compiled() == 0
+    subs = {f.parent.name for f in cache_files(xdg)}
+    assert len(subs) == 1 and next(iter(subs)).startswith("user_"), subs
+    src.write_text(src.read_text() + "\n# changed\n")
+    assert compiled() == 1
+
+
+def test_numba_cache_dir_is_honoured(tmp_path):
+    """With ``NUMBA_CACHE_DIR`` set, the kernels are cached under it (its
+    ``liedyn`` folder), not in the user cache."""
+    xdg, tmp = dirs(tmp_path)
+    nc = tmp_path / "numba-cache"
+    _, _, printed = run_exp(xdg, tmp, env={"NUMBA_CACHE_DIR": str(nc)})
+    assert str(nc / "liedyn" / "numba-") in printed[-1], printed
+    assert cache_files(nc / "liedyn") and not cache_files(xdg)
 
 
 # ------------------------------------------------------------------- pruning --
 
-def test_older_cache_folders_are_pruned(tmp_path):
-    """At its first compilation a process removes this installation's
-    sub-folders of older source versions and folders unused for 30 days; it
-    keeps the current folder, other installations' recent folders, names not
-    of its pattern, other users' folders, and never follows links."""
+def test_folders_of_other_versions_are_pruned(tmp_path):
+    """At its first compilation a process removes its installation's mark
+    from the folders of other versions, and removes those it leaves without
+    any mark and those unused for 30 days; it keeps folders other
+    installations use, names not of its pattern, other users' folders, and
+    never follows links."""
     xdg, tmp = dirs(tmp_path)
     top = xdg / "liedyn"
     top.mkdir(parents=True, mode=0o700)
-    ours = _CacheLocator.get_suitable_cache_subpath(liedyn.se3.__file__)
-    other = "liedyn_" + "0" * 40
+    ours = "install-" + hashlib.sha1(os.path.realpath(ROOT / "liedyn").encode()).hexdigest()[:16]
+    other = "install-" + "0" * 16
     hour, days40 = time.time() - 3600, time.time() - 40 * 86400
 
-    def plant(path, subs, mtime):
-        for sub in subs:
-            (path / sub).mkdir(parents=True)
-            (path / sub / "k-1.py311.nbi").write_bytes(b"x")
-            os.utime(path / sub / "k-1.py311.nbi", (mtime, mtime))
-            os.utime(path / sub, (mtime, mtime))
+    def plant_folder(path, marks, mtime):
+        (path / "kernels-liedyn").mkdir(parents=True)
+        files = [path / "kernels-liedyn" / "k-1.py311.nbi"] + [path / m for m in marks]
+        for f in files:
+            f.write_bytes(b"")
+            os.utime(f, (mtime, mtime))
+        os.utime(path / "kernels-liedyn", (mtime, mtime))
         os.utime(path, (mtime, mtime))
         return path
 
-    old_ours = plant(top / "numba-00000000000000a1", [ours], hour)
-    shared = plant(top / "numba-00000000000000a2", [ours, other], hour)
-    stale = plant(top / "numba-00000000000000a3", [other], days40)
-    in_use = plant(top / "numba-00000000000000a4", [other], hour)
-    not_pattern = plant(top / "numba-keep-me", [ours], days40)
-    target = plant(tmp_path / "linked", [ours], days40)
-    link = top / "numba-00000000000000a5"
+    only_ours = plant_folder(top / "numba-00000000000000a1", [ours], hour)
+    shared = plant_folder(top / "numba-00000000000000a2", [ours, other], hour)
+    unmarked = plant_folder(top / "numba-00000000000000a3", [], hour)
+    stale = plant_folder(top / "numba-00000000000000a4", [other], days40)
+    in_use = plant_folder(top / "numba-00000000000000a5", [other], hour)
+    not_pattern = plant_folder(top / "numba-keep-me", [ours], days40)
+    target = plant_folder(tmp_path / "linked", [ours], days40)
+    link = top / "numba-00000000000000a6"
     link.symlink_to(target)
     foreign = None
     if UID == 0:
-        foreign = plant(top / "numba-00000000000000a6", [ours], days40)
+        foreign = plant_folder(top / "numba-00000000000000a7", [ours], days40)
         os.chown(foreign, OTHER_UID, OTHER_UID)
 
     run_exp(xdg, tmp)
-    current = [p for p in top.iterdir() if p.name not in {
-        "numba-00000000000000a2", "numba-00000000000000a4", "numba-00000000000000a5",
-        "numba-00000000000000a6", "numba-keep-me"}]
+    kept = {"numba-00000000000000a2", "numba-00000000000000a3", "numba-00000000000000a5",
+            "numba-00000000000000a6", "numba-00000000000000a7", "numba-keep-me"}
+    current = [p for p in top.glob("numba-*") if p.name not in kept]
     assert len(current) == 1 and cache_files(current[0]), current
-    assert not old_ours.exists() and not stale.exists()
-    assert sorted(p.name for p in shared.iterdir()) == [other]
-    assert (in_use / other).is_dir() and (not_pattern / ours).is_dir()
-    assert link.is_symlink() and (target / ours / "k-1.py311.nbi").is_file()
+    assert (current[0] / ours).is_file()
+    assert not only_ours.exists() and not stale.exists()
+    assert sorted(p.name for p in shared.iterdir()) == [other, "kernels-liedyn"]
+    assert (unmarked / "kernels-liedyn").is_dir() and (in_use / other).is_file()
+    assert (not_pattern / ours).is_file()
+    assert link.is_symlink() and (target / ours).is_file()
     if foreign is not None:
-        assert (foreign / ours).is_dir()
+        assert (foreign / ours).is_file()
 
 
 # ------------------------------------------- first-compile notice, ahead of time --
@@ -292,7 +524,7 @@ def test_first_compilation_is_announced_once(tmp_path):
     being compiled and the way to compile ahead of time; a warm one prints
     nothing."""
     xdg, tmp = dirs(tmp_path)
-    stderr = run_exp(xdg, tmp)
+    stderr, _, _ = run_exp(xdg, tmp)
     lines = [line for line in stderr.splitlines() if NOTICE in line]
     assert len(lines) == 1, stderr
     assert str(xdg / "liedyn" / "numba-") in lines[0] and "python -m liedyn.compile" in lines[0]
@@ -302,7 +534,7 @@ def test_first_compilation_is_announced_once(tmp_path):
     st = os.stat(xdg / "liedyn")
     assert st.st_mode & 0o077 == 0, oct(st.st_mode)   # created private
 
-    assert run_exp(xdg, tmp) == ""
+    assert run_exp(xdg, tmp)[:2] == ("", 0)
 
 
 def test_each_kernel_group_compiled_says_so_once(tmp_path):

@@ -6,9 +6,9 @@ cannot be imported, as for a user who installed the wheel.
 The package is exposed the way an editable install exposes it: the one
 folder on ``PYTHONPATH`` holds a ``sitecustomize`` that finds ``liedyn`` (and
 nothing else) in the checkout. The package is then imported from its own
-path, so the kernels compiled for the checkout's sources are the ones loaded
-from the cache (a copy or a symbolic link of the package would be a
-different source path and compile them all again). The examples are short
+path, as a user's installation is (the kernel cache is keyed by the
+sources' content, so a copy elsewhere would load the same kernels). The
+examples are short
 as written (the controller simulates 2 s), so none is substituted.
 """
 

@@ -65,3 +65,57 @@ def test_codegen_arguments(tmp_path):
         import casadi as ca
         x = ca.SX.sym("x")
         lds.compile_c(ca.Function("f", [x], [x * x]), tmp_path, compiler="no-such-cc")
+
+
+def _square():
+    import casadi as ca
+    x = ca.SX.sym("x")
+    return ca.Function("square", [x], [x * x])
+
+
+def test_codegen_refuses_a_directory_others_could_change(tmp_path):
+    """Generated code is compiled and loaded, so a directory another user can
+    write to, or one below such a folder, or (as root) another user's, is
+    refused before anything is written, with a ValueError naming
+    ``directory``; a sticky shared folder is fine above a folder of one's own."""
+    import os
+    import liedyn.symbolic as lds
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    # (directory, the folder named as the reason, why)
+    cases = [(shared, shared, "is writable by other users"),
+             (shared / "below", shared, "is writable by other users")]
+    if os.getuid() == 0:
+        foreign = tmp_path / "foreign"
+        foreign.mkdir(mode=0o700)
+        os.chown(foreign, os.getuid() + 4321, os.getuid() + 4321)
+        cases.append((foreign, foreign, "belongs to uid"))
+    for directory, named, reason in cases:
+        with pytest.raises(ValueError, match=f"^directory: {named} {reason}"):
+            lds.generate_c(_square(), directory)
+        with pytest.raises(ValueError, match="^directory: "):
+            lds.compile_function(_square(), directory)
+    assert os.listdir(shared) == []
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    assert lds.generate_c(_square(), sticky / "mine").is_file()
+
+
+def test_codegen_makes_private_folders_and_whole_files(tmp_path):
+    """Missing folders are created with mode 0700; the generated, compiled and
+    run files appear under their own names only (no temporary files left),
+    and the compiled function computes x²."""
+    import os
+    import liedyn.symbolic as lds
+    out = tmp_path / "a" / "b"
+    g = lds.compile_function(_square(), out)
+    assert float(g(3.0)) == 9.0
+    exe, _, _ = lds.build_timer(_square(), out)
+    outs, times = lds.run_timer(_square(), exe, {"i0": 2.0}, samples=2, calls=5)
+    assert float(outs["o0"][0, 0]) == 4.0 and len(times) == 2
+    for d in (tmp_path / "a", out):
+        assert os.stat(d).st_mode & 0o777 == 0o700, oct(os.stat(d).st_mode)
+    assert sorted(os.listdir(out)) == ["square.c", "square.h", "square.so", "square_timer",
+                                       "square_timer.c"]

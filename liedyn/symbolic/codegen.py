@@ -14,11 +14,20 @@ The generated code is CasADi's: plain C99, no dependency, one entry point
 ``f.name_out()``) and its helpers ``NAME_work``, ``NAME_n_in``, … . It can be
 compiled into any program; :func:`compile_function` builds a shared library
 and loads it with ``casadi.external``.
+
+The files are code that is compiled and loaded, so every function here
+refuses (``ValueError`` naming ``directory``) a directory that is not the
+user's or that another user can write to, or with such a folder above it
+(the kernel cache's rule, :mod:`liedyn._jit`: a sticky shared folder such as
+``/tmp`` only above a folder the user owns). Missing folders are created
+with mode 0700; every file appears whole, written under a temporary name in
+the same directory and renamed.
 """
 
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +35,7 @@ import numpy as np
 
 import casadi as ca
 
+from .. import _jit
 from ._checked import CheckedFunction, check_numeric_inputs
 
 # -O2 rather than -O3: the generated functions are long straight-line code,
@@ -47,17 +57,57 @@ def _check_function(f):
     return f
 
 
+def _private_directory(directory):
+    """``directory`` as an absolute path, created (mode 0700) and checked (see
+    the module docstring); a ``ValueError`` when another user could change it."""
+    d = Path(os.path.realpath(os.fspath(directory)))
+    if not _jit._POSIX:                     # no ownership to check
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+    try:
+        fd, _ = _jit._walk(str(d), create=True)
+    except _jit._Refused as exc:
+        raise ValueError(f"directory: {exc}; generated code is compiled and loaded from it, "
+                         f"so it must be yours and writable by nobody else (choose a folder "
+                         f"of your own)") from None
+    os.close(fd)
+    return d
+
+
+def _replace_from(tmp, path):
+    """Move the finished file ``tmp`` to ``path`` (the same directory) in one step."""
+    os.replace(tmp, path)
+    return Path(path)
+
+
+def _temporary_name(path):
+    return path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+
+
 def generate_c(f, directory):
     """Write ``NAME.c`` and ``NAME.h`` for ``f`` into ``directory`` (created);
     returns the path of the ``.c`` file. ``NAME`` is ``f.name()``."""
     _check_function(f)
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
+    d = _private_directory(directory)
     name = f.name()
     cg = ca.CodeGenerator(f"{name}.c", {"with_header": True, "casadi_int": "long long int"})
     cg.add(f)
-    cg.generate(str(d) + os.sep)
+    with tempfile.TemporaryDirectory(dir=d, prefix=".generate-") as tmp:
+        cg.generate(tmp + os.sep)
+        for ext in (".h", ".c"):
+            _replace_from(os.path.join(tmp, name + ext), d / (name + ext))
     return d / f"{name}.c"
+
+
+def _compile(cmd, src, out):
+    """Run the compiler command ``cmd`` writing to a temporary name, then move it to ``out``."""
+    tmp = _temporary_name(out)
+    res = subprocess.run([*cmd, "-o", str(tmp)], capture_output=True, text=True)
+    if res.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise RuntimeError(f"compiling {src} failed ({' '.join([*cmd, '-o', str(out)])}):\n"
+                           f"{res.stderr[-2000:]}")
+    return _replace_from(tmp, out)
 
 
 def compile_c(f, directory, *, compiler=None, flags=FLAGS):
@@ -67,11 +117,7 @@ def compile_c(f, directory, *, compiler=None, flags=FLAGS):
     t0 = time.perf_counter()
     src = generate_c(f, directory)
     t1 = time.perf_counter()
-    so = src.with_suffix(".so")
-    cmd = [cc, *flags, "-fPIC", "-shared", str(src), "-o", str(so)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"compiling {src} failed ({' '.join(cmd)}):\n{res.stderr[-2000:]}")
+    so = _compile([cc, *flags, "-fPIC", "-shared", str(src)], src, src.with_suffix(".so"))
     return so, t1 - t0, time.perf_counter() - t1
 
 
@@ -169,13 +215,12 @@ def build_timer(f, directory, *, compiler=None, flags=FLAGS):
     src = generate_c(f, directory)
     t1 = time.perf_counter()
     main = src.with_name(f"{f.name()}_timer.c")
-    main.write_text(_HARNESS)
-    exe = src.with_name(f"{f.name()}_timer")
-    cmd = [cc, *flags, f"-DFN={f.name()}", f'-DFN_HEADER="{src.with_suffix(".h").name}"',
-           f"-I{src.parent}", str(main), str(src), "-o", str(exe), "-lm"]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"compiling {main} failed ({' '.join(cmd)}):\n{res.stderr[-2000:]}")
+    tmp = _temporary_name(main)
+    tmp.write_text(_HARNESS)
+    _replace_from(tmp, main)
+    exe = _compile([cc, *flags, f"-DFN={f.name()}", f'-DFN_HEADER="{src.with_suffix(".h").name}"',
+                    f"-I{src.parent}", str(main), str(src), "-lm"], main,
+                   src.with_name(f"{f.name()}_timer"))
     return exe, t1 - t0, time.perf_counter() - t1
 
 
@@ -189,14 +234,17 @@ def _pack_inputs(f, inputs):
 def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
     """Run a program of :func:`build_timer` on ``inputs`` (arrays by input
     name). Returns ``(outputs by name as arrays, per-call µs of each sample)``."""
-    d = Path(directory or Path(exe).parent)
-    fin, fout = d / f"{f.name()}_in.bin", d / f"{f.name()}_out.bin"
-    _pack_inputs(f, inputs).tofile(fin)
-    res = subprocess.run([str(exe), str(fin), str(fout), str(int(samples)), str(int(calls))],
-                         capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"{exe} failed with status {res.returncode}: {res.stderr[-1000:]}")
-    flat = np.fromfile(fout, dtype=float)
+    d = _private_directory(directory or Path(exe).parent)
+    packed = _pack_inputs(f, inputs)
+    with tempfile.TemporaryDirectory(dir=d, prefix=".run-") as tmp:
+        fin, fout = Path(tmp) / f"{f.name()}_in.bin", Path(tmp) / f"{f.name()}_out.bin"
+        packed.tofile(fin)
+        res = subprocess.run([str(exe), str(fin), str(fout), str(int(samples)),
+                              str(int(calls))], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(f"{exe} failed with status {res.returncode}: "
+                               f"{res.stderr[-1000:]}")
+        flat = np.fromfile(fout, dtype=float)
     outs, at = {}, 0
     for name in f.name_out():
         shape = f.size_out(name)
