@@ -1,4 +1,5 @@
-"""Control by exact linearization (SPEC §11).
+"""Control by exact linearization and the flat map of a multirotor base
+(SPEC §11, §17).
 
 When the actuators reach the robot through ``ρ − 2`` integrators (elastic
 joints: ``ρ = 4``; rotor lag and torque-rate drives: ``ρ = 3``; plain torque
@@ -35,7 +36,11 @@ base must be **fully actuated**, as the paper's tilted hexarotor is. A
 quadrotor, whose four parallel thrusts span four wrench components, cannot
 apply it; :class:`RotorLagLaw`, which is given the allocation, refuses one
 of rank below six and splits the wrench among redundant rotors by minimum
-norm. :func:`rotor_allocation` builds ``A`` from a list of :class:`Rotor`
+norm. For a parallel-thrust base (quadrotor, coplanar hexarotor) with any
+tree on it, :func:`flat_map` (:mod:`liedyn.control.flatness`) turns the flat
+outputs ``(x_G, ψ, q)`` into the exact thrust, moments, joint forces and
+rotor thrusts of any order, and :func:`feasibility` checks them against
+limits. :func:`rotor_allocation` builds ``A`` from a list of :class:`Rotor`
 (:mod:`liedyn.control.allocation`).
 
 Twists and wrenches are spatial, world axes, about the world origin: a law's
@@ -47,10 +52,14 @@ thread at a time.
 """
 
 from .allocation import Rotor, rotor_allocation
+from .feasibility import FeasibilityResult, Violation, feasibility
+from .flatness import FREE_FALL_RTOL, YAW_SINGULAR_TOL, FlatMapResult, flat_map, flat_map_along
 from .laws import (ControlStep, ElasticJointLaw, FeedbackLinearization, Linearization,
                    RotorLagLaw, Target, base_error, gains_from_poles)
 
 __all__ = [
     "gains_from_poles", "Target", "base_error", "FeedbackLinearization", "Linearization",
     "ControlStep", "ElasticJointLaw", "RotorLagLaw", "Rotor", "rotor_allocation",
+    "FlatMapResult", "flat_map", "flat_map_along", "FREE_FALL_RTOL", "YAW_SINGULAR_TOL",
+    "feasibility", "FeasibilityResult", "Violation",
 ]
