@@ -39,8 +39,9 @@ of rank below six and splits the wrench among redundant rotors by minimum
 norm. For a parallel-thrust base (quadrotor, coplanar hexarotor) with any
 tree on it, :func:`flat_map` (:mod:`liedyn.control.flatness`) turns the flat
 outputs ``(x_G, ψ, q)`` into the exact thrust, moments, joint forces and
-rotor thrusts of any order, and :func:`feasibility` checks them against
-limits. :func:`rotor_allocation` builds ``A`` from a list of :class:`Rotor`
+rotor thrusts of any order, :func:`feasibility` checks them against
+limits, and :class:`FlatTrackingLaw` (:mod:`liedyn.control.tracking`) tracks
+them with the thrust extended dynamically. :func:`rotor_allocation` builds ``A`` from a list of :class:`Rotor`
 (:mod:`liedyn.control.allocation`).
 
 Twists and wrenches are spatial, world axes, about the world origin: a law's
@@ -54,6 +55,7 @@ thread at a time.
 from .allocation import Rotor, rotor_allocation
 from .feasibility import FeasibilityResult, Violation, feasibility
 from .flatness import FREE_FALL_RTOL, YAW_SINGULAR_TOL, FlatMapResult, flat_map, flat_map_along
+from .tracking import THRUST_MIN_RATIO, FlatTrackingLaw, FlatTrackingStep
 from .laws import (ControlStep, ElasticJointLaw, FeedbackLinearization, Linearization,
                    RotorLagLaw, Target, base_error, gains_from_poles)
 
@@ -61,5 +63,6 @@ __all__ = [
     "gains_from_poles", "Target", "base_error", "FeedbackLinearization", "Linearization",
     "ControlStep", "ElasticJointLaw", "RotorLagLaw", "Rotor", "rotor_allocation",
     "FlatMapResult", "flat_map", "flat_map_along", "FREE_FALL_RTOL", "YAW_SINGULAR_TOL",
-    "feasibility", "FeasibilityResult", "Violation",
+    "feasibility", "FeasibilityResult", "Violation", "FlatTrackingLaw", "FlatTrackingStep",
+    "THRUST_MIN_RATIO",
 ]
