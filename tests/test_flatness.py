@@ -382,3 +382,34 @@ def test_feasibility_reports_the_first_violation_of_each_input(borinot):
         control.feasibility(borinot, plan, thrust_max=-1.0)
     with pytest.raises(TypeError, match="flat: expected"):
         control.feasibility(borinot, f)
+
+
+def test_pinocchio_centroidal_momentum_rate_is_thrust_plus_gravity(robot):
+    """Pinocchio's ``computeCentroidalMomentumTimeVariation`` at the flat
+    motion (its own parse of Borinot's URDF, or the random tree mirrored):
+    ``ḣ_G = (m_O − x_G × F, F + m g⃗)``, the thrust the only force with a
+    moment about the centre of mass."""
+    pin = pytest.importorskip("pinocchio")
+    from liedyn.interop.pinocchio import pair, to_pinocchio
+    from models.example_robots import pinocchio_from_urdf
+    if robot.body_names[0] == "borinot__base_link":
+        erd = distribution("example-robot-data")
+        path = erd.locate_file(next(f for f in erd.files
+                                    if f.name == "borinot_flying_arm_2.urdf"))
+        P = pair(robot, pinocchio_from_urdf(path, True))
+    else:
+        P = to_pinocchio(robot)
+    out = FigureEight(robot.n_joints)
+    m = robot.body_mass.sum()
+    for t in (0.0, 1.1):
+        xG, psi, q = out(t, 0)
+        res = control.flat_map(robot, xG, psi, q, 0)
+        qp, v, a = P.state_to_pin(res.base_pose, res.base_twist, res.q)
+        pin.computeCentroidalMomentumTimeVariation(P.model, P.data, qp, v, a)
+        dh = P.data.dhg
+        F = res.base_wrench[0, 3:]
+        scale = m * 9.81
+        assert_close(P.data.com[0], xG[0], 0.0, 1e-12, what="centre of mass")
+        assert_close(dh.linear, F + m * G, 0.0, 1e-12 * scale, what="linear momentum rate")
+        assert_close(dh.angular, res.base_wrench[0, :3] - np.cross(xG[0], F), 0.0,
+                     1e-12 * scale, what="angular momentum rate about the centre of mass")
