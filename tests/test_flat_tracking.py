@@ -9,6 +9,7 @@ from scipy.linalg import expm
 
 import liedyn as ld
 from liedyn import control
+from models.trees import random_tree
 from tests.helpers import assert_close
 from tests.test_flatness import FigureEight, _borinot, _tree
 
@@ -89,3 +90,39 @@ def test_near_free_fall_the_law_refuses_the_state(robot):
                    extra=np.array([0.0, 0.0]))
     with pytest.raises(ValueError, match="free fall"):
         law.step(0.3, low)
+
+
+def test_elastic_law_with_an_allocation_refuses_wrenches_the_rotors_cannot_make():
+    """ElasticJointLaw on Borinot with a quadrotor allocation: on a flat
+    target (from the flat map) the commanded body wrench jets lie in the
+    allocation's range and the law runs; on a level figure-eight (base kept
+    level, so sideways body forces) the start is refused, naming what."""
+    from tests.test_flatness import _quadrotor
+    model = _borinot()
+    A = control.rotor_allocation(_quadrotor())
+    out = FigureEight(model.n_joints)
+
+    def flat_target(t):
+        fm = control.flat_map(model, *out(t, 2), 2)
+        return control.Target(q=fm.q, base_pose=fm.base_pose, base_twist=fm.base_twist)
+
+    law = control.ElasticJointLaw(model, 25.0, 0.01, (-2, -3, -4, -5), flat_target, allocation=A)
+    s = law.state_on(flat_target(0.4))
+    law.step(0.4, s)
+
+    def level_target(t):                              # R = I, ω = 0: V = (0, ṗ)
+        xG = out(t, 0)[0]
+        C = np.eye(4)
+        C[:3, 3] = xG[0]
+        V = np.zeros((4, 6))
+        V[:, 3:] = xG[1:5]
+        return control.Target(q=np.zeros((5, model.n_joints)), base_pose=C, base_twist=V)
+
+    level = control.ElasticJointLaw(model, 25.0, 0.01, (-2, -3, -4, -5), level_target,
+                                    allocation=A)
+    with pytest.raises(ValueError, match="target: it needs a body-frame base wrench .*"
+                                         "cannot produce.*force"):
+        level.state_on(level_target(0.4))
+    fixed = random_tree(np.random.default_rng(3), 3, floating_base=False)
+    with pytest.raises(ValueError, match="allocation: the model's base is fixed"):
+        control.ElasticJointLaw(fixed, 25.0, 0.01, (-2, -3, -4, -5), flat_target, allocation=A)

@@ -21,6 +21,8 @@ import numpy as np
 
 from .._checks import as_array, check_scalar
 from .._jit import Kernel, njit
+from ..algorithm.frames import adjoint_jet
+from ..multibody.workspace import binomials
 from ..spatial.se3 import _Ad_T_into, _coad_acc
 
 __all__ = ["Rotor", "rotor_allocation"]
@@ -152,6 +154,44 @@ def parallel_allocation(allocation):
                          f"(well conditioned): the rotors cannot produce the thrust and the "
                          f"three moments independently")
     return A4, A4.T @ np.linalg.inv(A4 @ A4.T)
+
+
+def range_complement(model, allocation):
+    """``P⊥ = I − U Uᵀ`` (6, 6), ``U`` an orthonormal basis of the range of
+    ``A``: the body-frame wrench components the rotors cannot produce."""
+    if not model.floating_base:
+        raise ValueError("allocation: the model's base is fixed; pass None")
+    A = as_array(allocation, "allocation", ndim=2)
+    if A.shape[0] != 6 or A.shape[1] < 1:
+        raise ValueError(f"allocation: expected a (6, m) matrix (rows: the body-frame wrench "
+                         f"(moment, force), one column per rotor), got shape {A.shape}")
+    U, sv, _ = np.linalg.svd(A, full_matrices=False)
+    U = U[:, sv > RANK_RTOL * max(sv[0], 1e-300)]
+    return np.eye(6) - U @ U.T
+
+
+# A commanded body wrench jet row is producible when its component outside
+# the allocation's range is at most this times the row's largest entry.
+PRODUCIBLE_RTOL = 1e-9
+_WRENCH_NAMES = ("moment x", "moment y", "moment z", "force x", "force y", "force z")
+
+
+def check_producible(outside, C, V, W, what):
+    """Refuse spatial wrench jets ``W^(0..K)`` (world origin) whose body-frame
+    jets ``W^B^(k) = Σ_a binom(k, a) (Ad_Cᵀ)^(a) W^(k−a)`` leave the range of
+    the allocation (``outside`` from :func:`range_complement`)."""
+    K = len(W) - 1
+    G = adjoint_jet(C, V, K)
+    B = binomials(K)
+    for k in range(K + 1):
+        Wb = sum(B[k, a] * G[a].T @ W[k - a] for a in range(k + 1))
+        off = outside @ Wb
+        i = int(np.argmax(np.abs(off)))
+        if abs(off[i]) > PRODUCIBLE_RTOL * max(float(np.abs(Wb).max()), 1e-300):
+            order = "" if k == 0 else f" (derivative {k})"
+            raise ValueError(f"{what} a body-frame base wrench{order} the allocation cannot "
+                             f"produce: {abs(off[i]):.3g} outside its range ({_WRENCH_NAMES[i]}), "
+                             f"of a wrench up to {np.abs(Wb).max():.3g}")
 
 
 @njit

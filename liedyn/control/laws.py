@@ -15,7 +15,8 @@ from ..algorithm.inverse import inverse_dynamics
 from ..multibody.model import check_model
 from ..spatial.se3 import _Ad_into, _Ad_T_into, _ad_acc, _inv_into, _log_into
 from ..simulation import Inputs, State
-from .allocation import THRUST_COMMAND, THRUST_WRENCH, full_allocation
+from .allocation import (THRUST_COMMAND, THRUST_WRENCH, check_producible, full_allocation,
+                         range_complement)
 from ..multibody.workspace import Workspace, binomials
 
 __all__ = [
@@ -578,6 +579,13 @@ class ElasticJointLaw(_Law):
         Rows ``0..4`` of the joint jet, ``0..3`` of the base twist jet.
     base_poles : (4,), optional
         Poles of the base error (default ``poles``).
+    allocation : (6, m), optional, keyword
+        The base's rotor allocation (body frame, e.g. from
+        :func:`rotor_allocation`), floating base only. With it the law checks
+        that the body-frame wrench jets ``W^B^(0..2)`` it commands (and those
+        :meth:`actuator_state` starts from) lie in the range of ``A`` and
+        refuses the step otherwise (``ValueError`` naming the time and the
+        residual): a quadrotor cannot push sideways.
 
     State and input:
     ``state.extra`` is ``(θ, θ̇)``, ``(2n,)``, or for a floating base
@@ -588,15 +596,17 @@ class ElasticJointLaw(_Law):
 
     A floating base must be fully actuated: ``Ẅ₀`` has six independent
     components (the paper's tilted hexarotor), which a quadrotor cannot
-    produce. The law is not given the allocation, so it cannot check this.
+    produce. Without ``allocation`` the law cannot check this.
     """
 
     relative_degree = 4
 
-    def __init__(self, model, stiffness, motor_inertia, poles, target, *, base_poles=None):
+    def __init__(self, model, stiffness, motor_inertia, poles, target, *, base_poles=None,
+                 allocation=None):
         self.linearization = FeedbackLinearization(model, 4, poles, base_poles=base_poles)
         n = model.n_joints
         self.model = model
+        self._outside = None if allocation is None else range_complement(model, allocation)
         self.stiffness = _positive(stiffness, "stiffness", n)
         self.motor_inertia = _positive(motor_inertia, "motor_inertia", n)
         self._set_target(target)
@@ -619,6 +629,9 @@ class ElasticJointLaw(_Law):
             lin = self.linearization.step(None, None, qs, self.target(t), tau=tau)
         u = np.empty(self.n_input)
         _MOTOR.call(lin.q, lin.tau, lin.base_wrench, self.stiffness, self.motor_inertia, u)
+        if self._outside is not None:
+            check_producible(self._outside, state.base_pose, lin.base_twist, lin.base_wrench,
+                             f"state at t = {t:.9g}: the law commands")
         return ControlStep(u, lin)
 
     def plant(self, t, state, u):
@@ -651,6 +664,8 @@ class ElasticJointLaw(_Law):
         x[n:2 * n] = qd[1] + idr.tau[1] / self.stiffness
         if floating:
             x[2 * n:] = idr.base_wrench.reshape(-1)
+            if self._outside is not None:
+                check_producible(self._outside, Cd, Vd, idr.base_wrench, "target: it needs")
         return x
 
 
