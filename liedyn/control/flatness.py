@@ -231,7 +231,7 @@ def _flat_one(model, xG, psi, q, r, A4_pinv, base, ws, where):
                          FB[:, 2].copy(), MB, FB[:, :2].copy(), idr.tau, W0, rotor)
 
 
-def _flat_args(model, com, yaw, q, order, allocation):
+def _flat_args(model, order, allocation):
     check_model(model)
     if not model.floating_base:
         raise ValueError("model: a fixed base; the flat map needs a floating, parallel-thrust "
@@ -311,7 +311,7 @@ def flat_map(model, com, yaw, q, order, *, allocation=None, reference="world", t
     kinematic pass of order ``r + 1`` (for ``c_B``), one inverse dynamics of
     order ``r`` and ``O(r²)`` small products.
     """
-    r, A4_pinv = _flat_args(model, com, yaw, q, order, allocation)
+    r, A4_pinv = _flat_args(model, order, allocation)
     base = about_base(reference)
     batched = np.ndim(com) == 3
     n = model.n_joints

@@ -23,6 +23,7 @@ from ..algorithm.centroidal import _com_jet
 from ..algorithm.inverse import inverse_dynamics
 from ..algorithm.kinematics import forward_kinematics
 from ..multibody.model import check_model
+from ..multibody.results import _hat
 from ..simulation import Inputs, State
 from .flatness import flat_map
 from .laws import _gains
@@ -33,10 +34,6 @@ __all__ = ["FlatTrackingLaw", "FlatTrackingStep", "THRUST_MIN_RATIO"]
 # and its neighbourhood) it refuses the state instead of commanding huge
 # moments.
 THRUST_MIN_RATIO = 1e-3
-
-
-def _hat(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
 def _yaw_jets(R, Rd, Rdd):
