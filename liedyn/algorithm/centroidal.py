@@ -43,7 +43,7 @@ from .frames import ad_matrix
 from .inverse import inverse_dynamics
 from .kinematics import forward_kinematics
 from ..multibody.model import check_model_order
-from ..multibody.results import _freeze, _frozen_setattr, _hat
+from ..multibody.results import _freeze, _frozen_setattr, _hat, cross3
 from ..multibody.workspace import binomials
 
 __all__ = ["CentroidalResult", "centroidal", "centroidal_momentum_matrix"]
@@ -126,8 +126,8 @@ def _com_jet(model, body_pose, twist, K):
     c_j[0] = np.einsum("jab,jb->ja", C[:, :3, :3], model.body_com[moving]) + C[:, :3, 3]
     B = binomials(K)
     for k in range(K):                  # c_j^(k+1) = Σ_a binom(k, a) ω_j^(a) × c_j^(k−a) + v_j^(k)
-        c_j[k + 1] = V[k, :, 3:] + sum(B[k, a] * np.cross(V[a, :, :3], c_j[k - a])
-                                       for a in range(k + 1))
+        c_j[k + 1] = V[k, :, 3:] + np.einsum("a,aji->ji", B[k, :k + 1],
+                                             cross3(V[:k + 1, :, :3], c_j[k::-1]))
     return m, np.einsum("j,kja->ka", m_j, c_j) / m
 
 

@@ -46,6 +46,9 @@ __all__ = ["constrained_inverse_dynamics", "ConstrainedInverseDynamicsResult"]
 CONSISTENCY_RTOL = 1e-8
 CONSISTENCY_ATOL = 1e-10
 RANK_RTOL = 1e-10
+# A row the independent rows do not carry is met when its residual is at
+# most this times the largest term of its order (round-off of the wrench).
+RESIDUAL_RTOL = 1e-10
 
 
 class ConstrainedInverseDynamicsResult(_Forces):
@@ -143,25 +146,72 @@ def _consistency(cs, J, nu, r):
                              f"constraints (J ν = 0 and its derivatives)")
 
 
-def _solve_min_norm(E, w, R, r, B, least_squares, cs, labels):
-    """Jets ``x^(0..r)`` of ``argmin ½ xᵀ R x  s.t.  E x = w`` (full row
-    rank), or of the least-squares ``x`` (full column rank) when
-    ``least_squares``; with the residual jets ``E x − w``."""
+def _independent_rows(E0, rank):
+    """``rank`` rows of ``E0`` that are linearly independent, picked greedily
+    by the largest remainder (Gram–Schmidt with pivoting), in order."""
+    X = np.array(E0, float)
+    keep = []
+    for _ in range(rank):
+        norms = np.linalg.norm(X, axis=1)
+        norms[keep] = -1.0
+        i = int(np.argmax(norms))
+        keep.append(i)
+        e = X[i] / norms[i]
+        X -= np.outer(X @ e, e)
+    return sorted(keep)
+
+
+def _kkt_jets(E, w, R, r, B):
+    """Jets of ``argmin ½ xᵀ R x  s.t.  E x = w`` for ``E`` of full row rank:
+    one KKT matrix, one solve per order (SPEC §13.3)."""
     s, u = E.shape[1:]
     x = np.zeros((r + 1, u))
+    mu = np.zeros((r + 1, s))
+    K = np.block([[R, -E[0].T], [E[0], np.zeros((s, s))]])
+    lu = np.linalg.inv(K)
+    for k in range(r + 1):
+        top = sum((B[k, a] * E[a].T @ mu[k - a] for a in range(1, k + 1)), np.zeros(u))
+        bot = w[k] - sum((B[k, a] * E[a] @ x[k - a] for a in range(1, k + 1)), np.zeros(s))
+        y = lu @ np.concatenate([top, bot])
+        x[k], mu[k] = y[:u], y[u:]
+    return x
+
+
+def _residual(E, x, w, r, B):
+    """``(E x − w)^(k)`` and the size of its terms, ``Σ_a C(k,a) |E^(a)| |x^(k−a)|
+    + |w^(k)|``, per order."""
+    res = np.array([sum(B[k, a] * E[a] @ x[k - a] for a in range(k + 1)) - w[k]
+                    for k in range(r + 1)])
+    size = np.array([sum(B[k, a] * np.abs(E[a]) @ np.abs(x[k - a]) for a in range(k + 1))
+                     + np.abs(w[k]) for k in range(r + 1)])
+    return res, size
+
+
+def _solve_min_norm(E, w, R, r, B, least_squares, cs, labels):
+    """Jets ``x^(0..r)`` of ``argmin ½ xᵀ R x  s.t.  E x = w``, with the
+    residual jets ``E x − w``.
+
+    Full row rank: the KKT system. Rank below the rows (an under-actuated
+    base, six coplanar rotors): the rows of an independent subset carry the
+    constraints; the others hold for a motion the actuators can produce, and
+    are accepted when their residual is round-off, at most
+    :data:`RESIDUAL_RTOL` of the largest term of its order. Otherwise, with
+    ``least_squares`` and full column rank, the least-squares ``x``."""
+    s, u = E.shape[1:]
+    x = np.zeros((r + 1, u))
+    if s == 0:
+        return x, np.zeros((r + 1, 0))
     rank = np.linalg.matrix_rank(E[0], tol=RANK_RTOL * max(np.abs(E[0]).max(), 1e-300))
-    if rank == s and s > 0:
-        K = np.block([[R, -E[0].T], [E[0], np.zeros((s, s))]])
-        mu = np.zeros((r + 1, s))
-        lu = np.linalg.inv(K)
-        for k in range(r + 1):
-            top = sum((B[k, a] * E[a].T @ mu[k - a] for a in range(1, k + 1)), np.zeros(u))
-            bot = w[k] - sum((B[k, a] * E[a] @ x[k - a] for a in range(1, k + 1)), np.zeros(s))
-            y = lu @ np.concatenate([top, bot])
-            x[k], mu[k] = y[:u], y[u:]
-    elif s == 0:
-        pass
-    elif least_squares and rank == u:
+    if rank == s:
+        x = _kkt_jets(E, w, R, r, B)
+        return x, _residual(E, x, w, r, B)[0]
+    if rank > 0:
+        keep = _independent_rows(E[0], rank)                       # SPEC §13.3
+        x = _kkt_jets(E[:, keep], w[:, keep], R, r, B)
+    res, size = _residual(E, x, w, r, B)
+    if np.all(np.abs(res) <= RESIDUAL_RTOL * size.max(axis=1, keepdims=True)):
+        return x, res
+    if least_squares and rank == u:
         # (EᵀE) x = Eᵀ w, differentiated: Σ binom (EᵀE)^(a) x^(k−a) = (Eᵀ w)^(k)
         EtE = np.array([sum(B[k, a] * E[a].T @ E[k - a] for a in range(k + 1)) for k in range(r + 1)])
         Etw = np.array([sum(B[k, a] * E[a].T @ w[k - a] for a in range(k + 1)) for k in range(r + 1)])
@@ -169,19 +219,16 @@ def _solve_min_norm(E, w, R, r, B, least_squares, cs, labels):
         for k in range(r + 1):
             x[k] = inv0 @ (Etw[k] - sum((B[k, a] * EtE[a] @ x[k - a] for a in range(1, k + 1)),
                                         np.zeros(u)))
-    else:
-        x0, *_ = np.linalg.lstsq(E[0], w[0], rcond=None)
-        res = E[0] @ x0 - w[0]
-        i = int(np.argmax(np.abs(res)))
-        hint = ("; pass least_squares=True for the least-squares forces and their residual"
-                if rank == u and not least_squares else "")
-        raise ValueError(f"constraints: the contacts {list(cs.names)} cannot supply the base "
-                         f"wrench and passive-joint forces: rank {rank} for {s} rows and {u} "
-                         f"unknowns; least-squares residual {np.abs(res).max():.3e} on "
-                         f"{labels[i]}{hint}")
-    res = np.array([sum(B[k, a] * E[a] @ x[k - a] for a in range(k + 1)) - w[k]
-                    for k in range(r + 1)]) if s else np.zeros((r + 1, 0))
-    return x, res
+        return x, _residual(E, x, w, r, B)[0]
+    k, i = np.unravel_index(int(np.argmax(np.abs(res) / np.maximum(size.max(axis=1, keepdims=True),
+                                                                    1e-300))), res.shape)
+    what = "" if k == 0 else f" (derivative {k})"
+    hint = ("; pass least_squares=True for the least-squares forces and their residual"
+            if rank == u and not least_squares else "")
+    raise ValueError(f"constraints: the contacts {list(cs.names)} and base actuators cannot "
+                     f"supply the base wrench and passive-joint forces: rank {rank} for {s} "
+                     f"rows and {u} unknowns; residual {abs(res[k, i]):.3e}{what} on "
+                     f"{labels[i]} against terms of size {size[k].max():.3e}{hint}")
 
 
 def constrained_inverse_dynamics(model, constraints, base_pose, base_twist, q, order, *,
@@ -218,7 +265,11 @@ def constrained_inverse_dynamics(model, constraints, base_pose, base_twist, q, o
         Base actuators with unknown efforts: column ``i`` is the wrench
         (moment, force) of a unit effort in the base body's frame (a drone's
         thrust: ``(0, 0, 0, 0, 0, 1)``; a fully actuated base: ``I₆``); the
-        efforts join ``λ`` in the minimum-norm problem.
+        efforts join ``λ`` in the minimum-norm problem. With fewer
+        independent columns than six (a quadrotor's allocation, rank 4; six
+        coplanar rotors, rank 4) the base wrench must be one they produce:
+        a motion whose residual is round-off (:data:`RESIDUAL_RTOL` of its
+        terms) is accepted, the efforts split by minimum norm.
     passive : sequence of joint names or q columns, keyword
         Joints without actuators (``τ = 0``): their rows determine loop forces.
     force : (order+1, m) or None, keyword

@@ -1,62 +1,23 @@
-"""Feedback linearization by higher-order inverse dynamics (SPEC §11).
-
-When the actuators reach the robot through ``ρ − 2`` integrators (elastic
-joints: ``ρ = 4``; rotor lag and torque-rate drives: ``ρ = 3``; plain torque
-and wrench inputs: ``ρ = 2``), the base pose and the joint angles have
-relative degree ``ρ``. One step of the exact linearizing law is then
-
-1. forward dynamics of order ``ρ − 3`` with the force jets the actuator
-   state fixes (``τ^(0..ρ−3)``, ``W₀^(0..ρ−3)``) gives ``V₀^(0..ρ−2)`` and
-   ``q^(0..ρ−1)`` (skipped for ``ρ = 2``);
-2. the tracking errors of orders ``0..ρ−1`` and gains from the desired poles
-   set the next rows, ``q^(ρ) = q_d^(ρ) − Σ_k a_k e^(k)`` and ``V₀^(ρ−1)``
-   from the base error on SE(3) (SPEC §11.3);
-3. one inverse-dynamics call of order ``ρ − 2`` returns ``τ^(ρ−2)`` and
-   ``W₀^(ρ−2)``, which the actuator model turns into its input.
-
-Glossary
---------
-==================  ===============  ==========================================
-``ρ``               int              relative degree of base pose and joints
-``a``, ``a_b``      (ρ,)             joint and base gains, ``s^ρ + Σ a_k s^k = Π (s − p_i)``
-``C_d``, ``V_d``    (4,4), (ρ, 6)    target base pose and spatial twist jet
-``q_d``             (ρ+1, n)         target joint jet
-``E``, ``x``        (4,4), (6,)      base error ``C_d⁻¹ C₀`` and its logarithm
-``V_E``             (6,)             spatial twist of ``E``: ``Ad_{C_d⁻¹}(V₀ − V_d)``
-``K``, ``B``        (n,)             joint stiffness and motor inertia (Spong's model)
-``θ``               (n,)             motor angles, ``τ = K (θ − q)``
-``A``, ``T_m``      (6,6), scalar    thrust allocation (body frame) and rotor time constant
-``f``               (6,)             propeller thrusts, ``W^B = A f``
-==================  ===============  ==========================================
-
-A floating base must be **fully actuated**: the laws command the whole base
-wrench ``W₀`` (six independent components: three moments, three forces),
-as the paper's tilted hexarotor makes. A quadrotor, whose four parallel
-thrusts span four wrench components, cannot apply it; :class:`RotorLagLaw`,
-which is given the allocation, refuses one of rank below six.
-
-Twists and wrenches are spatial, world axes, about the world origin: a law's
-:attr:`reference` is ``"world"``, the default ``reference`` of the library,
-and :func:`liedyn.simulate` refuses a law in a run with another one. The
-motion a law tracks is its ``target`` (a callable ``target(t) -> Target``). A law
-object owns one :class:`liedyn.Workspace` per call it makes, so it serves one
-thread at a time.
-"""
+"""The exact linearizing laws (SPEC §11): gains from poles, the base error
+on SE(3), the step of any relative degree, elastic joints and rotor lag.
+The package docstring (:mod:`liedyn.control`) holds the glossary."""
 
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
 import numpy as np
 
-from ._checks import (OK, _all_finite, as_array, check_motion_slow, check_pose, check_scalar,
+from .._checks import (OK, _all_finite, as_array, check_motion_slow, check_pose, check_scalar,
                       check_type, is_pose, motion_args, plain)
-from ._jit import Kernel, njit
-from .algorithm.forward import forward_dynamics
-from .algorithm.inverse import inverse_dynamics
-from .multibody.model import check_model
-from .spatial.se3 import _Ad_into, _Ad_T_into, _ad_acc, _coad_acc, _inv_into, _log_into
-from .simulation import Inputs, State
-from .multibody.workspace import Workspace, binomials
+from .._jit import Kernel, njit
+from ..algorithm.forward import forward_dynamics
+from ..algorithm.inverse import inverse_dynamics
+from ..multibody.model import check_model
+from ..spatial.se3 import _Ad_into, _Ad_T_into, _ad_acc, _inv_into, _log_into
+from ..simulation import Inputs, State
+from .allocation import (THRUST_COMMAND, THRUST_WRENCH, check_producible, full_allocation,
+                         range_complement)
+from ..multibody.workspace import Workspace, binomials
 
 __all__ = [
     "gains_from_poles", "Target", "base_error", "FeedbackLinearization", "Linearization",
@@ -618,6 +579,13 @@ class ElasticJointLaw(_Law):
         Rows ``0..4`` of the joint jet, ``0..3`` of the base twist jet.
     base_poles : (4,), optional
         Poles of the base error (default ``poles``).
+    allocation : (6, m), optional, keyword
+        The base's rotor allocation (body frame, e.g. from
+        :func:`rotor_allocation`), floating base only. With it the law checks
+        that the body-frame wrench jets ``W^B^(0..2)`` it commands (and those
+        :meth:`actuator_state` starts from) lie in the range of ``A`` and
+        refuses the step otherwise (``ValueError`` naming the time and the
+        residual): a quadrotor cannot push sideways.
 
     State and input:
     ``state.extra`` is ``(θ, θ̇)``, ``(2n,)``, or for a floating base
@@ -628,15 +596,17 @@ class ElasticJointLaw(_Law):
 
     A floating base must be fully actuated: ``Ẅ₀`` has six independent
     components (the paper's tilted hexarotor), which a quadrotor cannot
-    produce. The law is not given the allocation, so it cannot check this.
+    produce. Without ``allocation`` the law cannot check this.
     """
 
     relative_degree = 4
 
-    def __init__(self, model, stiffness, motor_inertia, poles, target, *, base_poles=None):
+    def __init__(self, model, stiffness, motor_inertia, poles, target, *, base_poles=None,
+                 allocation=None):
         self.linearization = FeedbackLinearization(model, 4, poles, base_poles=base_poles)
         n = model.n_joints
         self.model = model
+        self._outside = None if allocation is None else range_complement(model, allocation)
         self.stiffness = _positive(stiffness, "stiffness", n)
         self.motor_inertia = _positive(motor_inertia, "motor_inertia", n)
         self._set_target(target)
@@ -659,6 +629,9 @@ class ElasticJointLaw(_Law):
             lin = self.linearization.step(None, None, qs, self.target(t), tau=tau)
         u = np.empty(self.n_input)
         _MOTOR.call(lin.q, lin.tau, lin.base_wrench, self.stiffness, self.motor_inertia, u)
+        if self._outside is not None:
+            check_producible(self._outside, state.base_pose, lin.base_twist, lin.base_wrench,
+                             f"state at t = {t:.9g}: the law commands")
         return ControlStep(u, lin)
 
     def plant(self, t, state, u):
@@ -691,6 +664,8 @@ class ElasticJointLaw(_Law):
         x[n:2 * n] = qd[1] + idr.tau[1] / self.stiffness
         if floating:
             x[2 * n:] = idr.base_wrench.reshape(-1)
+            if self._outside is not None:
+                check_producible(self._outside, Cd, Vd, idr.base_wrench, "target: it needs")
         return x
 
 
@@ -704,10 +679,14 @@ class RotorLagLaw(_Law):
     ``(V̇₀, q̈)``; the gains set ``V̈₀`` and ``q⃛``; inverse dynamics of order
     1 returns ``Ẇ₀`` and ``τ̇``; with ``Ẇ^B = Ad_{C₀}ᵀ (Ẇ₀ + ad_{V₀}ᵀ W₀)``,
 
-        f_cmd = f + T_m A⁻¹ Ẇ^B.
+        f_cmd = f + T_m A⁺ Ẇ^B,
 
-    A floating base must be fully actuated: six rotors whose thrusts span
-    all six wrench components (the paper's tilted hexarotor); a quadrotor's
+    ``A⁺ = Aᵀ (A Aᵀ)⁻¹`` (``A⁻¹`` for six rotors): redundant rotors share
+    the wrench by minimum norm, and thrusts that start at the minimum-norm
+    split stay on it.
+
+    A floating base must be fully actuated: rotors whose thrusts span all
+    six wrench components (the paper's tilted hexarotor); a quadrotor's
     allocation is refused. For a fixed base only the torque-rate joints
     remain.
 
@@ -718,9 +697,10 @@ class RotorLagLaw(_Law):
         Closed-loop poles of each joint error.
     target : callable ``target(t) -> Target``
         Rows ``0..3`` of the joint jet, ``0..2`` of the base twist jet.
-    allocation : (6, 6), keyword
-        ``A`` (floating base; invertible): six rotors spanning all six
-        wrench components, a fully actuated base such as the paper's tilted
+    allocation : (6, m), keyword
+        ``A`` (floating base; rank 6, ``m ≥ 6`` rotors, e.g. from
+        :func:`rotor_allocation`): rotors spanning all six wrench
+        components, a fully actuated base such as the paper's tilted
         hexarotor. An allocation of rank below six (a quadrotor's has rank
         4) is refused with a ``ValueError``: this law needs every component
         of ``Ẇ^B``.
@@ -729,7 +709,7 @@ class RotorLagLaw(_Law):
     base_poles : (3,), optional, keyword
 
     State and input:
-    ``state.extra`` is ``(f, τ)``, ``(6 + n,)`` (``τ``, ``(n,)``, for a fixed
+    ``state.extra`` is ``(f, τ)``, ``(m + n,)`` (``τ``, ``(n,)``, for a fixed
     base); the input is ``(f_cmd, τ̇)`` (``τ̇``).
     """
 
@@ -744,28 +724,27 @@ class RotorLagLaw(_Law):
         if model.floating_base:
             if allocation is None or time_constant is None:
                 raise ValueError("allocation, time_constant: a floating base needs the thrust "
-                                 "allocation (6, 6) and the rotor time constant")
-            A = _allocation(allocation)
-            self.allocation = A.copy()
+                                 "allocation (6, m) and the rotor time constant")
+            A, self._allocation_pinv = full_allocation(allocation)
+            self.allocation = A
             self.allocation.setflags(write=False)
-            self._allocation_inv = np.linalg.inv(A)
             self.time_constant = check_scalar(time_constant, "time_constant")
             if self.time_constant <= 0.0:
                 raise ValueError(f"time_constant: expected a positive number, got "
                                  f"{self.time_constant}")
         elif allocation is not None or time_constant is not None:
             raise ValueError("allocation, time_constant: the model's base is fixed; pass None")
-        self._off = 6 if model.floating_base else 0
+        self._off = self.allocation.shape[1] if model.floating_base else 0
         self.n_extra = self._off + n
         self.n_input = self._off + n
 
     def base_wrench(self, base_pose, thrust):
         """``W₀ = Ad_{C₀}^{−T} A f``, ``(6,)``: the spatial base wrench (world
-        frame, world origin) of the thrusts ``f``, ``(6,)``, at the pose ``C₀``."""
+        frame, world origin) of the thrusts ``f``, ``(m,)``, at the pose ``C₀``."""
         C0 = base_pose if plain(base_pose, 2) else check_pose(base_pose, "base_pose")
-        f = as_array(thrust, "thrust", shape=(6,))
+        f = as_array(thrust, "thrust", shape=(self._off,))
         W = np.empty(6)
-        _THRUST_WRENCH.call(C0, self.allocation, f, W)
+        THRUST_WRENCH.call(C0, self.allocation, f, W)
         return W
 
     def step(self, t, state):
@@ -785,11 +764,11 @@ class RotorLagLaw(_Law):
             C0 = check_pose(C0, "state.base_pose")
             V0 = as_array(V0, "state.base_twist", shape=(6,))
         W = np.empty((1, 6))
-        _THRUST_WRENCH.call(C0, self.allocation, x[:6], W[0])
+        THRUST_WRENCH.call(C0, self.allocation, x[:off], W[0])
         lin = self.linearization.step(C0, V0.reshape(1, 6), q, self.target(t), tau=tau,
                                       base_wrench=W)
-        u[6:] = lin.tau[1]                                                    # τ̇
-        _THRUST_COMMAND.call(C0, V0, lin.base_wrench, self._allocation_inv, x[:6],
+        u[off:] = lin.tau[1]                                                  # τ̇
+        THRUST_COMMAND.call(C0, V0, lin.base_wrench, self._allocation_pinv, x[:off],
                              self.time_constant, u)                          # SPEC §11.5
         return ControlStep(u, lin)
 
@@ -803,13 +782,13 @@ class RotorLagLaw(_Law):
         rate[off:] = u[off:]
         if not self.model.floating_base:
             return Inputs(tau=x.copy(), extra_rate=rate)
-        rate[:6] = (u[:6] - x[:6]) / self.time_constant
-        return Inputs(tau=x[6:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:6]),
+        rate[:off] = (u[:off] - x[:off]) / self.time_constant
+        return Inputs(tau=x[off:].copy(), base_wrench=self.base_wrench(state.base_pose, x[:off]),
                        extra_rate=rate)
 
     def actuator_state(self, target):
         """``state.extra`` on which the robot moves along ``target``'s jets:
-        ``τ``, ``W₀`` from inverse dynamics of order 0, ``f = A⁻¹ Ad_{C_d}ᵀ W₀``."""
+        ``τ``, ``W₀`` from inverse dynamics of order 0, ``f = A⁺ Ad_{C_d}ᵀ W₀``."""
         Cd, Vd, qd = _target_arrays(self.model, target, 2)
         floating = self.model.floating_base
         idr = inverse_dynamics(self.model, Cd if floating else None, Vd if floating else None,
@@ -819,56 +798,5 @@ class RotorLagLaw(_Law):
         if floating:
             Wb = np.empty(6)
             _Ad_T_into(Cd, idr.base_wrench[0], Wb)                           # Ad_{C_d}ᵀ W₀
-            x[:6] = self._allocation_inv @ Wb
+            x[:self._off] = self._allocation_pinv @ Wb
         return x
-
-
-def _allocation(allocation):
-    """``A`` (6, 6), checked: a fully actuated base (rank 6, well conditioned)."""
-    A = as_array(allocation, "allocation", ndim=2)
-    if A.shape[0] != 6:
-        raise ValueError(f"allocation: expected a (6, 6) matrix (rows: the body-frame wrench "
-                         f"components), got shape {A.shape}")
-    rank = np.linalg.matrix_rank(A)
-    if rank < 6:
-        raise ValueError(f"allocation: rank {rank} < 6, an under-actuated base (a quadrotor's "
-                         f"allocation has rank 4); RotorLagLaw needs a fully actuated base "
-                         f"whose rotors span all six wrench components, such as the paper's "
-                         f"tilted hexarotor")
-    if A.shape[1] != 6:
-        raise ValueError(f"allocation: expected six rotors, a (6, 6) matrix, got shape "
-                         f"{A.shape} (redundant allocations are not supported)")
-    if np.linalg.cond(A) > 1e12:
-        raise ValueError("allocation: expected an invertible 6×6 matrix, got one with "
-                         f"condition number {np.linalg.cond(A):.3g}")
-    return A
-
-
-@njit
-def _thrust_wrench(C, A, f, W):
-    """``W = Ad_C^{−T} A f = (R m + p × R fᴮ, R fᴮ)`` with ``(m, fᴮ) = A f``:
-    the spatial wrench of the thrusts (SPEC §11.5)."""
-    Wb = A @ f
-    for i in range(3):
-        W[i] = C[i, 0] * Wb[0] + C[i, 1] * Wb[1] + C[i, 2] * Wb[2]
-        W[3 + i] = C[i, 0] * Wb[3] + C[i, 1] * Wb[4] + C[i, 2] * Wb[5]
-    W[0] += C[1, 3] * W[5] - C[2, 3] * W[4]
-    W[1] += C[2, 3] * W[3] - C[0, 3] * W[5]
-    W[2] += C[0, 3] * W[4] - C[1, 3] * W[3]
-
-
-@njit
-def _thrust_command(C, V, W, A_inv, f, T, u):
-    """``u[:6] = f + T A⁻¹ Ẇᴮ``, ``Ẇᴮ = Ad_Cᵀ (Ẇ + ad_Vᵀ W)`` (SPEC §11.5), for
-    the spatial base wrench jet ``W`` (≥2, 6) and the base twist ``V``."""
-    D = W[1].copy()
-    _coad_acc(1.0, V, W[0], D)
-    Wb = np.empty(6)
-    _Ad_T_into(C, D, Wb)
-    df = A_inv @ Wb
-    for i in range(6):
-        u[i] = f[i] + T * df[i]
-
-
-_THRUST_WRENCH = Kernel(_thrust_wrench)
-_THRUST_COMMAND = Kernel(_thrust_command)
