@@ -11,8 +11,10 @@ did not hold before the hostile-input review (the test module lists them).
 """
 
 import faulthandler
+import math
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -58,7 +60,7 @@ def within(seconds, f, *args, **kwargs):
     return out, dt
 
 
-_TMP = Path(tempfile.mkdtemp(prefix="liedyn-hostile-"))
+_TMP = None        # the cases' folder, made and removed by main()
 
 
 def write(name, text):
@@ -97,11 +99,16 @@ def load(source, **kw):
 def urdf_ring_of_40000_links_refused_in_under_a_second():
     from liedyn import URDFError, parse_urdf
     load(robot(link("a"), link("b"), joint("j", "a", "b")))      # imports and kernels first
-    n = 40000
+    n = 40000                             # 5.6 MB: links, fixed joints with origins
     p = write("ring.urdf", robot('<link name="root"/>', *(f'<link name="l{i}"/>' for i in range(n)),
-                                *(joint(f"j{i}", f"l{i}", f"l{(i + 1) % n}", kind="fixed")
+                                *(f'<joint name="j{i}" type="fixed"><parent link="l{i}"/><child '
+                                  f'link="l{(i + 1) % n}"/><origin xyz="0 0 0.1"/></joint>'
                                   for i in range(n))))
-    err, dt = within(1.0, parse_urdf, p, floating_base=True)
+    # best of three: the least CPU time is the cost of the work itself, the
+    # others carry the noise of a shared machine
+    err, dt = min((within(math.inf, parse_urdf, p, floating_base=True) for _ in range(3)),
+                  key=lambda r: r[1])
+    assert dt < 1.0, f"took {dt:.2f} s of CPU time at best, more than 1 s"
     assert isinstance(err, URDFError), err
     assert "ring.urdf" in str(err) and "cycle" in str(err) and "(40000 in all)" in str(err)
     assert len(str(err)) < 2000, len(str(err))
@@ -581,7 +588,6 @@ def symbolic_time_c_arguments_checked():
 @case("symbolic", changed=True)
 def symbolic_cc_with_arguments_is_split():
     from liedyn.symbolic import compile_function
-    import shutil
     cc = shutil.which("gcc") or shutil.which("cc")
     assert cc, "no C compiler"
     os.environ["CC"] = f"{cc} -m64"
@@ -654,7 +660,16 @@ def main(names):
     """Run the cases ``names`` in order, one line per case on stdout:
     ``START name``, then ``PASS name seconds [what the case measured]`` or
     ``FAIL name: reason``."""
+    global _TMP
     warnings.simplefilter("ignore")
+    _TMP = Path(tempfile.mkdtemp(prefix="liedyn-hostile-"))
+    try:
+        _main(names)
+    finally:
+        shutil.rmtree(_TMP, ignore_errors=True)
+
+
+def _main(names):
     for name in names:
         print(f"START {name}", flush=True)
         faulthandler.dump_traceback_later(CASE_SECONDS, exit=True)

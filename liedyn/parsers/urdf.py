@@ -432,8 +432,13 @@ def _too_big(what, size):
                      f"a URDF may have (liedyn.parsers.urdf.MAX_BYTES)")
 
 
+# "xacro" in the encodings expat reads: a file without it has no xacro element.
+_XACRO = tuple("xacro".encode(e) for e in ("utf-8", "utf-16-le", "utf-16-be"))
+
+
 def _read(source):
-    """``(root element, label)``: ``label`` is the file path or ``"<string>"``.
+    """``(root element, label, whether the text mentions xacro)``: ``label``
+    is the file path or ``"<string>"``.
 
     A file is read whole and parsed in one piece: ``ET.parse`` feeds expat
     64 KiB at a time, and expat before 2.6 rescans a token that spans
@@ -452,7 +457,7 @@ def _read(source):
             if len(text) > MAX_BYTES:
                 raise _too_big("<string>", len(text))
             try:
-                return ET.fromstring(text), "<string>"
+                return ET.fromstring(text), "<string>", "xacro" in text
             except ET.ParseError as err:
                 raise URDFError(f"<string>: malformed XML: {err}") from None
         if _URL.match(text):
@@ -470,7 +475,7 @@ def _read(source):
     if len(data) > MAX_BYTES:
         raise _too_big(repr(path), os.path.getsize(path))
     try:
-        return ET.fromstring(data), path
+        return ET.fromstring(data), path, any(w in data for w in _XACRO)
     except ET.ParseError as err:
         raise URDFError(f"{path!r}: malformed XML: {err}") from None
 
@@ -572,6 +577,11 @@ class _Reader:
 
     def edge(self, el, k):
         """``(name, parent link, child link)`` of the ``k``-th ``<joint>``."""
+        name, parent, child = el.get("name"), el.findall("parent"), el.findall("child")
+        if name and len(parent) == len(child) == 1:           # the common case, quickly
+            p, c = parent[0].get("link"), child[0].get("link")
+            if p and c and p.strip() and c.strip():
+                return _Edge(name, p.strip(), c.strip())
         name = self.name(el, "joint", k)
         where = f"joint {name!r}"
         return _Edge(name, self.attr(self.one(el, "parent", where, required=True), "link", where),
@@ -694,16 +704,22 @@ def _tree(rd, links, joints, root):
     and ``parent``/``child`` link names); return ``(root, child joints of
     each link sorted by name, parent joint of each link)``, in linear time."""
     link_names = {l.name for l in links}
-    parent_joint = {}
+    if not (link_names.issuperset(j.parent for j in joints)
+            and link_names.issuperset(j.child for j in joints)):
+        for j in joints:                       # the first joint at fault, in file order
+            for role, link in (("parent", j.parent), ("child", j.child)):
+                if link not in link_names:
+                    rd.fail(f"joint {j.name!r}", f"{role} link {link!r} does not exist")
+    parent_joint = {j.child: j for j in joints}
+    if len(parent_joint) < len(joints):
+        first = {}
+        for j in joints:
+            if j.child in first:
+                rd.fail(f"link {j.child!r}", f"has two parent joints, {first[j.child].name!r} "
+                                             f"and {j.name!r} (closed loops are not supported)")
+            first[j.child] = j
     children = {name: [] for name in link_names}
     for j in joints:
-        if j.parent not in link_names or j.child not in link_names:
-            role, link = ("parent", j.parent) if j.parent not in link_names else ("child", j.child)
-            rd.fail(f"joint {j.name!r}", f"{role} link {link!r} does not exist")
-        if j.child in parent_joint:
-            rd.fail(f"link {j.child!r}", f"has two parent joints, {parent_joint[j.child].name!r} "
-                                         f"and {j.name!r} (closed loops are not supported)")
-        parent_joint[j.child] = j
         children[j.parent].append(j)
     # Each link has at most one parent: a link that no root reaches lies on
     # (or below) a cycle; walk up from it until a link repeats.
@@ -913,11 +929,11 @@ def _describe(source, floating_base, root, loading=False, friction=None):
 def _description(source, floating_base, root, loading, friction):
     """:func:`_describe` with the collector as it is."""
     _check_floating_base(floating_base)
-    top, label = _read(source)
+    top, label, xacro = _read(source)
     rd = _Reader(label)
     if top.tag != "robot":
         rd.fail(f"<{top.tag}>", "not a URDF: the root element must be <robot>")
-    for el in top.iter():
+    for el in top.iter() if xacro else ():
         ns, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", "")
         if "xacro" in ns:
             rd.fail("<robot>", f"unexpanded xacro element <xacro:{local}>: this is a xacro "
