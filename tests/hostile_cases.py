@@ -504,7 +504,7 @@ def simulate_step_bounds_checked():
     raises(ValueError, "^max_step: bounds the adaptive step", _sim, max_step=1e-4)
 
 
-@case("simulate")
+@case("simulate", changed=True)          # the last: q holding 10**400
 def simulate_bad_numbers_refused():
     raises(ValueError, "^dt:", _sim, dt=np.nan)
     raises(ValueError, "dt: the step must be positive", _sim, dt=-1e-3)
