@@ -76,7 +76,11 @@ def as_array(x, name, shape=None, ndim=None, allow_nonfinite=False):
         except ValueError as err:             # ragged nested sequences
             raise TypeError(f"{name}: expected a rectangular real numeric array ({err})") from None
         if a.dtype.kind == "O" and a.size and all(map(_is_real_number, a.flat)):
-            a = a.astype(np.float64)          # plain numbers in an object array (pandas)
+            try:                              # plain numbers in an object array (pandas)
+                a = a.astype(np.float64)
+            except OverflowError:             # a Python int beyond float64 (10**400)
+                raise ValueError(f"{name}: holds a number beyond float64's range "
+                                 f"(±1.8e308)") from None
         if a.dtype.kind not in "iuf":
             what = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes",
                     "O": "objects (a ragged or mixed sequence?)", "M": "dates",

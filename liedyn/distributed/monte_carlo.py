@@ -14,7 +14,8 @@ Where the runs go (``client=``)
 -------------------------------
 * ``None`` (default): the active ``dask.distributed`` client if there is one,
   else a local cluster started for the call, one worker process per
-  available core, one thread each, closed at the end. Processes, not
+  available core, one thread each, closed at the end; it listens on
+  127.0.0.1 only, without a dashboard unless ``dashboard=True``. Processes, not
   threads: a simulation with a controller returns to Python at every stage,
   so threads take turns on the GIL (``experiments/monte_carlo.py`` measures
   both). Where processes cost more than they bring, the runs go in this
@@ -83,6 +84,8 @@ _TASKS_PER_WORKER = 8       # default runs_per_task: about this many tasks per w
 # the kernels in them costs 3-5 s on two cores, which two workers repay once
 # the runs take about twice that (experiments/monte_carlo.py measures both).
 CLUSTER_BREAK_EVEN = 8.0
+# The only address a local cluster started here listens on.
+LOOPBACK = "127.0.0.1"
 
 
 class Run(NamedTuple):
@@ -342,13 +345,21 @@ class _Progress:
             print(file=sys.stderr)
 
 
-def _local_cluster():
-    """A local cluster, one single-threaded worker process per available core."""
+def _local_cluster(dashboard=False):
+    """A local cluster, one single-threaded worker process per available core.
+
+    Every listener (scheduler, workers, nannies, the dashboard when asked
+    for) is bound to 127.0.0.1: the cluster serves this machine only, and the
+    dashboard, which has no authentication, is off unless ``dashboard``."""
     import logging
 
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=available_cores(), threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+                           host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
+                           scheduler_kwargs={"dashboard": bool(dashboard)},
+                           worker_dashboard_address=None, silence_logs=logging.ERROR)
+    if dashboard:
+        print(f"monte_carlo: dashboard at {cluster.dashboard_link}", file=sys.stderr, flush=True)
     return cluster, Client(cluster)
 
 
@@ -583,7 +594,7 @@ def _positive_int(x, name, allow_none=True, minimum=1):
 
 def monte_carlo(build, table, duration, *, dt, context=None, summary=None, client=None,
                 store=None, trajectories=False, runs_per_task=None, retries=2,
-                record=(SimulationError,), progress=False, **options):
+                record=(SimulationError,), progress=False, dashboard=False, **options):
     """Simulate every row of a perturbation table as Dask tasks and gather
     per-run summaries.
 
@@ -633,6 +644,12 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         (after ``retries``), naming the run.
     progress : bool, keyword
         Finished tasks on stderr.
+    dashboard : bool, keyword
+        Serve Dask's dashboard (no authentication) on 127.0.0.1 at a free
+        port, its address printed on stderr, while a local cluster started
+        for the call runs. Off by default; a cluster started here binds
+        every listener to 127.0.0.1 either way. Not read with ``client=``
+        (that cluster's own settings apply) or when the runs stay here.
     **options
         Keywords of :func:`liedyn.simulate` for every run (``control_rate``,
         ``adaptive``, ``rtol``, ``atol``, ``min_step``, ``max_step``,
@@ -671,6 +688,8 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
         raise TypeError(f"trajectories: expected a bool, got {type(trajectories).__name__}")
     if trajectories and store is None:
         raise ValueError("trajectories: writing trajectories needs store= (a Zarr folder)")
+    if not isinstance(dashboard, (bool, np.bool_)):
+        raise TypeError(f"dashboard: expected a bool, got {type(dashboard).__name__}")
     kind, target = _resolve(client)
     path = None if store is None else os.fspath(store)
 
@@ -692,7 +711,7 @@ def monte_carlo(build, table, duration, *, dt, context=None, summary=None, clien
             if serial <= CLUSTER_BREAK_EVEN:
                 kind, target = "local", "sync"
             else:
-                owned, target = _local_cluster()
+                owned, target = _local_cluster(bool(dashboard))
                 kind = "distributed"
         try:
             workers = _workers(kind, target)

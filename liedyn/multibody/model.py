@@ -20,6 +20,7 @@ index is a pre-order (parents first) and decreasing index a post-order
 row per body, ``joint_*`` fields a row per joint, ``frame_*`` a row per frame.
 """
 
+import hashlib
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -39,10 +40,12 @@ INERTIA_RTOL = 1e-9
 
 def _unit_axis(axis, name):
     a = as_array(axis, name, shape=(3,))
-    n = np.linalg.norm(a)
-    if not n > 1e-12:
+    scale = np.max(np.abs(a))              # first: |(1e200, 1e200, 0)| overflows float64
+    e = a / scale if scale > 0.0 else a
+    n = np.linalg.norm(e)
+    if not scale * n > 1e-12:
         raise ValueError(f"{name}: joint axis must be non-zero, got {a}")
-    return a / n
+    return e / n
 
 
 def _limit(x, name):
@@ -394,7 +397,8 @@ class Model:
     ======================  ============  ==========================================
 
     Names map to indices with :meth:`body_index`, :meth:`joint_index` (the
-    row of the ``joint_*`` fields) and :meth:`frame_index`.
+    row of the ``joint_*`` fields) and :meth:`frame_index`; :attr:`digest`,
+    shown by ``repr``, tells models of the same size apart.
     """
 
     __slots__ = ("floating_base", "gravity", "body_names", "joint_names", "frame_names",
@@ -515,10 +519,24 @@ class Model:
             j = int(self.body_parent[j])
         return np.array(out, dtype=np.int64)
 
+    @property
+    def digest(self):
+        """The first 8 hex digits of a SHA-256 of every field (names, tree,
+        inertias, joints, frames, gravity): models that differ in anything
+        print differently, equal ones alike."""
+        h = hashlib.sha256()
+        for k in Model.__slots__:
+            v = None if k.startswith("_") else getattr(self, k)
+            if isinstance(v, np.ndarray):
+                h.update(k.encode() + str(v.shape).encode() + v.tobytes())
+            elif isinstance(v, (bool, int, tuple)):
+                h.update(k.encode() + repr(v).encode())
+        return h.hexdigest()[:8]
+
     def __repr__(self):
         kind = "floating" if self.floating_base else "fixed"
         return (f"Model({kind} base, {counted(self.n_bodies, 'body', 'bodies')}, "
-                f"{counted(self.n_joints, 'joint')})")
+                f"{counted(self.n_joints, 'joint')}, digest {self.digest})")
 
 
 def _unpickle(floating_base, gravity, bodies, frames):

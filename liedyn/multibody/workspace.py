@@ -305,8 +305,11 @@ def workspace_for(model, order, workspace, samples=None):
     if type(workspace) is not Workspace:
         check_type(workspace, Workspace, "workspace", "a liedyn.Workspace")
     if workspace.model is not model or workspace.order != order:
-        raise ValueError(f"workspace: built for {workspace.model!r} at order {workspace.order}, "
-                         f"called with {model!r} at order {order}")
+        other = "" if workspace.model is model else \
+            f" (another Model object: id {id(workspace.model):#x}, not {id(model):#x})"
+        raise ValueError(f"workspace: built for {workspace.model!r} at order {workspace.order}"
+                         f"{other}, called with {model!r} at order {order}; a workspace serves "
+                         f"the model object it was built for")
     if workspace.samples != samples:
         want = "a single-call workspace (samples=None)" if samples is None else \
             f"a batch workspace with samples={samples}"

@@ -99,9 +99,12 @@ link or joint names, a joint whose parent or child link does not exist, a link
 with two parent joints, a cycle, several roots (unless ``root=`` names one), a
 planar or floating joint in the tree, an unknown joint type, a zero axis,
 ``lower > upper``, negative damping, effort or velocity limit; for a link:
-negative or non-finite mass, or a moving link whose rotational inertia about
+negative or non-finite mass, a mass, inertia or pose whose products leave
+float64 (a mass of 1e308), or a moving link whose rotational inertia about
 the centre of mass (with the links welded to it) is not positive
-semi-definite. A link welded to a
+semi-definite; a file (or text) over ``MAX_BYTES`` (64 MiB). Reading takes
+time linear in the file, and a message names at most a few links or joints
+and then their count. A link welded to a
 positive semi-definite body only warns; the base of a fixed-base model never
 moves (only its mass and centre of mass enter the support reaction), so its
 rotational inertia is not checked.
@@ -117,6 +120,7 @@ for dynamics is a dozen elements; reading it directly lets every error and
 warning name the file and element.
 """
 
+import gc
 import math
 import os
 import re
@@ -124,6 +128,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -400,8 +405,48 @@ _SCHEMA = {
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 
 
+# The largest URDF read, in bytes (characters for XML text): the largest
+# robot descriptions in use are a few MB; this bounds the memory and time a
+# file can take (parsing runs at about 100 MB/s).
+MAX_BYTES = 64 * 2**20
+
+
+# Longest message (characters); names and values beyond it are cut.
+_MESSAGE_CHARS = 1500
+
+
+def _quoted(text, keep=60):
+    """``repr(text)``, cut after ``keep`` characters with the length said."""
+    return repr(text) if len(text) <= keep else f"{text[:keep]!r}… ({len(text)} characters)"
+
+
+def _clip(message):
+    """``message`` cut to about ``_MESSAGE_CHARS`` characters, the length said."""
+    if len(message) <= _MESSAGE_CHARS:
+        return message
+    return f"{message[:_MESSAGE_CHARS]}… (message cut: {len(message)} characters)"
+
+
+def _too_big(what, size):
+    return URDFError(f"{what}: {size / 2**20:.1f} MiB, more than the {MAX_BYTES // 2**20} MiB "
+                     f"a URDF may have (liedyn.parsers.urdf.MAX_BYTES)")
+
+
+# "xacro" in the encodings expat reads: a file without it has no xacro element.
+_XACRO = tuple("xacro".encode(e) for e in ("utf-8", "utf-16-le", "utf-16-be"))
+
+
 def _read(source):
-    """``(root element, label)``: ``label`` is the file path or ``"<string>"``."""
+    """``(root element, label, whether the text mentions xacro)``: ``label``
+    is the file path or ``"<string>"``.
+
+    A file is read whole and parsed in one piece: ``ET.parse`` feeds expat
+    64 KiB at a time, and expat before 2.6 rescans a token that spans
+    chunks from its start at every chunk, which makes one long token (a
+    comment, an attribute value) quadratic in its length. Entities are left
+    to expat: an internal entity that expands beyond its amplification limit
+    (a "billion laughs") is malformed XML, and ElementTree resolves no
+    external entity (an undefined entity, malformed as well)."""
     if isinstance(source, os.PathLike):
         path = os.fspath(source)
     elif isinstance(source, str):
@@ -409,12 +454,15 @@ def _read(source):
         if not text:
             raise URDFError("source: empty string; expected a URDF file path or URDF XML text")
         if text.startswith("<"):
+            if len(text) > MAX_BYTES:
+                raise _too_big("<string>", len(text))
             try:
-                return ET.fromstring(text), "<string>"
+                return ET.fromstring(text), "<string>", "xacro" in text
             except ET.ParseError as err:
                 raise URDFError(f"<string>: malformed XML: {err}") from None
         if _URL.match(text):
-            raise URDFError(f"{text!r}: URLs are not fetched; pass a local file path or the XML text")
+            raise URDFError(f"{_quoted(text)}: URLs are not fetched; pass a local file path or "
+                            f"the XML text")
         path = source
     else:
         raise TypeError(f"source: expected a file path (str or os.PathLike) or URDF XML text, "
@@ -422,8 +470,12 @@ def _read(source):
     if not Path(path).is_file():
         what = "is a directory" if Path(path).is_dir() else "no such file"
         raise FileNotFoundError(f"{path!r}: {what}; expected a URDF file")
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise _too_big(repr(path), os.path.getsize(path))
     try:
-        return ET.parse(path).getroot(), path
+        return ET.fromstring(data), path, any(w in data for w in _XACRO)
     except ET.ParseError as err:
         raise URDFError(f"{path!r}: malformed XML: {err}") from None
 
@@ -438,7 +490,7 @@ class _Reader:
 
     def fail(self, where, what):
         src = self.label if self.label == "<string>" else repr(self.label)
-        raise URDFError(f"{src}: {where}: {what}")
+        raise URDFError(_clip(f"{src}: {where}: {what}"))
 
     def ignore(self, owner, what):
         """Record that ``what`` in ``owner`` (``(kind, name)``) is not used."""
@@ -499,7 +551,7 @@ class _Reader:
             vals = None
         count = 1 if n is None else n
         if vals is None or len(vals) != count or not all(math.isfinite(v) for v in vals):
-            self.fail(where, f"<{el.tag} {name}={text!r}>: expected {count} finite "
+            self.fail(where, f"<{el.tag} {name}={_quoted(text)}>: expected {count} finite "
                              f"number{'s' if count > 1 else ''}")
         return vals[0] if n is None else np.array(vals)
 
@@ -508,14 +560,32 @@ class _Reader:
         return (self.floats(o, "xyz", 3, np.zeros(3), where),
                 self.floats(o, "rpy", 3, np.zeros(3), where))
 
-    def named(self, el, kind, k):
-        """``(name, where)`` of the ``k``-th ``<link>`` or ``<joint>`` (``kind``),
-        its schema checked; a missing name is an error placed by position."""
+    def name(self, el, kind, k):
+        """The name of the ``k``-th ``<link>`` or ``<joint>`` (``kind``); a
+        missing name is an error placed by position."""
         name = el.get("name")
         if not name:
             self.fail(f"<{kind}> number {k + 1}", "missing 'name' attribute")
+        return name
+
+    def named(self, el, kind, k):
+        """``(name, where)`` of the ``k``-th ``<link>`` or ``<joint>`` (``kind``),
+        its schema checked."""
+        name = self.name(el, kind, k)
         self.check_schema(el, kind, (kind, name))
         return name, f"{kind} {name!r}"
+
+    def edge(self, el, k):
+        """``(name, parent link, child link)`` of the ``k``-th ``<joint>``."""
+        name, parent, child = el.get("name"), el.findall("parent"), el.findall("child")
+        if name and len(parent) == len(child) == 1:           # the common case, quickly
+            p, c = parent[0].get("link"), child[0].get("link")
+            if p and c and p.strip() and c.strip():
+                return _Edge(name, p.strip(), c.strip())
+        name = self.name(el, "joint", k)
+        where = f"joint {name!r}"
+        return _Edge(name, self.attr(self.one(el, "parent", where, required=True), "link", where),
+                     self.attr(self.one(el, "child", where, required=True), "link", where))
 
     def link(self, el, k):
         name, where = self.named(el, "link", k)
@@ -531,7 +601,16 @@ class _Reader:
         ixx, ixy, ixz, iyy, iyz, izz = (self.floats(ie, a, None, None, where, required=True)
                                         for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         I = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        return Link(name, Inertial(mass, _frozen(xyz), _frozen(rpy), _frozen(I)))
+        inertial = Inertial(mass, _frozen(xyz), _frozen(rpy), _frozen(I))
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                huge = _overflows(inertial.body_inertia)
+        except ValueError:                       # se3.spatial_inertia: m c overflows
+            huge = True
+        if huge:
+            self.fail(where, f"<inertial>: mass {mass:g}, inertia up to {np.max(np.abs(I)):g} "
+                             f"and centre of mass {xyz} make a spatial inertia beyond float64")
+        return Link(name, inertial)
 
     def joint(self, el, k):
         name, where = self.named(el, "joint", k)
@@ -542,11 +621,12 @@ class _Reader:
         child = self.attr(self.one(el, "child", where, required=True), "link", where)
         xyz, rpy = self.origin(el, where)
         axis = self.floats(self.one(el, "axis", where), "xyz", 3, np.array([1.0, 0.0, 0.0]), where)
-        norm = np.linalg.norm(axis)
-        if jtype != "fixed" and not norm > 0.0:
-            self.fail(where, f"zero <axis xyz={el.find('axis').get('xyz')!r}>")
-        if norm > 0.0:
-            axis = axis / norm
+        scale = np.max(np.abs(axis))             # first: |(1e200, 1e200, 0)| overflows
+        if jtype != "fixed" and not scale > 0.0:
+            self.fail(where, f"zero <axis xyz={_quoted(el.find('axis').get('xyz'))}>")
+        if scale > 0.0:
+            axis = axis / scale
+            axis = axis / np.linalg.norm(axis)
         limit = None
         lel = self.one(el, "limit", where)
         if lel is not None:
@@ -583,29 +663,63 @@ def _file_name(label):
     return label if label == "<string>" else os.path.basename(label)
 
 
+# A message lists at most this many names or lines, then says how many there
+# are: a file of many thousand links must not make a message of megabytes.
+_SHOWN = 8
+_LISTED = 20
+
+
+def _some(names):
+    """The first ``_SHOWN`` of ``names``, quoted and comma-separated, then
+    the count when there are more."""
+    names = list(names)
+    shown = ", ".join(map(repr, names[:_SHOWN]))
+    return shown if len(names) <= _SHOWN else f"{shown}, … ({len(names)} in all)"
+
+
 def _listing(issue, items, hints=(), indent=_INDENT):
     """``issue:`` then each of ``items`` (a joint or link, with its values) on
-    a line of its own, indented, then the ``hints``, each on a line."""
-    return (f"{issue}:" + "".join(f"\n{indent}{it}" for it in items)
+    a line of its own, indented (the first ``_LISTED``, then how many more),
+    then the ``hints``, each on a line."""
+    items = [_clip(it) for it in items]
+    more = len(items) - _LISTED
+    if more > 0:
+        items = items[:_LISTED] + [f"… and {more} more"]
+    return (f"{_clip(issue)}:" + "".join(f"\n{indent}{it}" for it in items)
             + "".join(f"\n  {h}" for h in hints))
 
 
 # --------------------------------------------------------------- the tree --
 
+class _Edge(NamedTuple):
+    """A joint as the tree sees it (a link: its name alone)."""
+
+    name: str
+    parent: str | None
+    child: str | None
+
+
 def _tree(rd, links, joints, root):
-    """Check the graph; return ``(root, child joints of each link sorted by
-    name, parent joint of each link)``."""
+    """Check the graph of ``links`` and ``joints`` (records with ``name``,
+    and ``parent``/``child`` link names); return ``(root, child joints of
+    each link sorted by name, parent joint of each link)``, in linear time."""
     link_names = {l.name for l in links}
-    parent_joint = {}
+    if not (link_names.issuperset(j.parent for j in joints)
+            and link_names.issuperset(j.child for j in joints)):
+        for j in joints:                       # the first joint at fault, in file order
+            for role, link in (("parent", j.parent), ("child", j.child)):
+                if link not in link_names:
+                    rd.fail(f"joint {j.name!r}", f"{role} link {link!r} does not exist")
+    parent_joint = {j.child: j for j in joints}
+    if len(parent_joint) < len(joints):
+        first = {}
+        for j in joints:
+            if j.child in first:
+                rd.fail(f"link {j.child!r}", f"has two parent joints, {first[j.child].name!r} "
+                                             f"and {j.name!r} (closed loops are not supported)")
+            first[j.child] = j
     children = {name: [] for name in link_names}
     for j in joints:
-        for role, link in (("parent", j.parent), ("child", j.child)):
-            if link not in link_names:
-                rd.fail(f"joint {j.name!r}", f"{role} link {link!r} does not exist")
-        if j.child in parent_joint:
-            rd.fail(f"link {j.child!r}", f"has two parent joints, {parent_joint[j.child].name!r} "
-                                         f"and {j.name!r} (closed loops are not supported)")
-        parent_joint[j.child] = j
         children[j.parent].append(j)
     # Each link has at most one parent: a link that no root reaches lies on
     # (or below) a cycle; walk up from it until a link repeats.
@@ -616,21 +730,21 @@ def _tree(rd, links, joints, root):
         name = stack.pop()
         reached.add(name)
         stack.extend(j.child for j in children[name])
-    for l in links:
+    for l in links if len(reached) < len(link_names) else ():
         if l.name not in reached:
-            seen, name = [], l.name
+            seen, name = {}, l.name                  # link -> its place on the walk up
             while name not in seen:
-                seen.append(name)
+                seen[name] = len(seen)
                 name = parent_joint[name].parent
-            cycle = seen[seen.index(name):]
+            cycle = list(seen)[seen[name]:]
             rd.fail(f"joint {parent_joint[cycle[0]].name!r}",
                     "closes a cycle through joints "
-                    + ", ".join(repr(parent_joint[c].name) for c in reversed(cycle))
+                    + _some(parent_joint[c].name for c in reversed(cycle))
                     + " (closed loops are not supported)")
     if root is None:
         if len(roots) > 1:
             rd.fail("<robot>", f"{len(roots)} root links (links that are no joint's child): "
-                               f"{', '.join(map(repr, roots))}; pass root= to choose one")
+                               f"{_some(roots)}; pass root= to choose one")
         root = roots[0]
     elif not isinstance(root, str):
         raise TypeError(f"root: expected a link name (str) or None, got {type(root).__name__}")
@@ -649,6 +763,13 @@ def _split_inertia(M):
     C = se3.hat(c)
     J = M[:3, :3] - m * C @ C.T              # parallel axes: J_O = J_c + m ĉ ĉᵀ
     return m, c, 0.5 * (J + J.T)
+
+
+def _overflows(M):
+    """Whether a body inertia ``M`` (6, 6), or its rotational inertia about
+    the centre of mass, leaves float64 (a mass of 1e308 does: ``tr M``)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return not (np.isfinite(np.sum(np.abs(M))) and np.all(np.isfinite(_split_inertia(M)[2])))
 
 
 def _com_moments(M):
@@ -676,16 +797,23 @@ def _walk(rd, root, children, parent_joint, link_of):
                  lower=-math.inf, upper=math.inf, effort=math.inf, velocity=math.inf,
                  damping=0.0, origin=np.eye(4), links=[root])]
     place = {root: (0, np.eye(4))}               # link -> (body index, pose in that body)
+    home = [np.eye(4)]                           # body -> its pose in the root frame at q = 0
     frames = []
     for j in jtree:
         b, T = place[j.parent]
-        A = T @ j.origin
+        with np.errstate(over="ignore", invalid="ignore"):
+            A = T @ j.origin
+            H = home[b] @ A                      # the child link in the root frame at q = 0
+        if not np.all(np.isfinite(H)):
+            rd.fail(f"joint {j.name!r}", f"<origin>: composed with the joints above it, the "
+                                         f"pose of link {j.child!r} leaves float64")
         if j.type == "fixed":
             place[j.child] = (b, A)
             rows[b]["links"].append(j.child)
             frames.append(Frame(j.child, b, _frozen(A)))
             continue
         place[j.child] = (len(rows), np.eye(4))
+        home.append(H)
         bounded = j.type != "continuous" and j.limit is not None
         rows.append(dict(name=j.child, parent=b, joint=j.name,
                          joint_type="prismatic" if j.type == "prismatic" else "revolute",
@@ -696,7 +824,11 @@ def _walk(rd, root, children, parent_joint, link_of):
     for name in order:
         b, T = place[name]
         if link_of[name].inertial is not None:
-            Mb[b] += se3.transform_inertia(T, link_of[name].inertial.body_inertia)
+            with np.errstate(over="ignore", invalid="ignore"):
+                Mb[b] += se3.transform_inertia(T, link_of[name].inertial.body_inertia)
+            if _overflows(Mb[b]):
+                rd.fail(f"link {name!r}", f"its inertia, moved into the frame of body "
+                                          f"{rows[b]['name']!r} it is welded to, leaves float64")
     bodies = tuple(Body(**{**r, "axis": _frozen(r["axis"]), "origin": _frozen(r["origin"]),
                            "inertia": _frozen(0.5 * (M + M.T)),
                            "links": tuple(r["links"])})
@@ -728,7 +860,7 @@ def _check_inertias(rd, bodies, link_of, floating_base):
         lam, tol = _com_moments(b.inertia)
         if lam[0] < -tol:
             welded = "" if len(b.links) == 1 else \
-                f" (with links {', '.join(map(repr, b.links[1:]))} welded to it by fixed joints)"
+                f" (with links {_some(b.links[1:])} welded to it by fixed joints)"
             rd.fail(f"link {b.name!r}", f"rotational inertia about the centre of mass{welded} is "
                                         f"not positive semi-definite (principal moments {lam})")
         for name in b.links:
@@ -779,29 +911,53 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     builder's warning about it names the file and the link, so the messages
     leave it out; for a body with links welded to it they keep the lines,
     which name the welded link at fault, and the builder's warning is dropped.
+
+    The cyclic garbage collector is off meanwhile: the parsed tree is
+    hundreds of thousands of objects in a large file, which every
+    collection the reading triggers would traverse again (half the time of a
+    40,000-link file), and reading makes no cycles.
     """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _description(source, floating_base, root, loading, friction)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _description(source, floating_base, root, loading, friction):
+    """:func:`_describe` with the collector as it is."""
     _check_floating_base(floating_base)
-    top, label = _read(source)
+    top, label, xacro = _read(source)
     rd = _Reader(label)
     if top.tag != "robot":
         rd.fail(f"<{top.tag}>", "not a URDF: the root element must be <robot>")
-    for el in top.iter():
+    for el in top.iter() if xacro else ():
         ns, _, local = el.tag[1:].partition("}") if el.tag.startswith("{") else ("", "", "")
         if "xacro" in ns:
             rd.fail("<robot>", f"unexpanded xacro element <xacro:{local}>: this is a xacro "
                                f"file; expand it with xacro first")
     rd.check_schema(top, "robot", ("robot", None))
-    links = tuple(rd.link(el, k) for k, el in enumerate(top.findall("link")))
-    joints = tuple(rd.joint(el, k) for k, el in enumerate(top.findall("joint")))
-    if not links:
+    link_els, joint_els = top.findall("link"), top.findall("joint")
+    # The tree first, from names alone: a file that is no tree is refused
+    # before its elements are read one by one.
+    names = tuple(_Edge(rd.name(el, "link", k), None, None) for k, el in enumerate(link_els))
+    edges = tuple(rd.edge(el, k) for k, el in enumerate(joint_els))
+    if not names:
         rd.fail("<robot>", "has no <link>")
-    for kind, items in (("link", links), ("joint", joints)):
+    for kind, items in (("link", names), ("joint", edges)):
         seen = set()
         for it in items:
             if it.name in seen:
                 rd.fail(f"{kind} {it.name!r}", f"two {kind}s are called {it.name!r}")
             seen.add(it.name)
-    root, children, parent_joint = _tree(rd, links, joints, root)
+    root, children, parent_joint = _tree(rd, names, edges, root)
+    links = tuple(rd.link(el, k) for k, el in enumerate(link_els))
+    joints = tuple(rd.joint(el, k) for k, el in enumerate(joint_els))
+    joint_of = {j.name: j for j in joints}
+    children = {name: [joint_of[e.name] for e in es] for name, es in children.items()}
+    parent_joint = {name: joint_of[e.name] for name, e in parent_joint.items()}
     link_of = {l.name: l for l in links}
     bodies, frames, jtree = _walk(rd, root, children, parent_joint, link_of)
 
@@ -825,14 +981,14 @@ def _describe(source, floating_base, root, loading=False, friction=None):
     if unlimited:
         notes.append(_listing("revolute/prismatic joints without the <limit> URDF requires, "
                               "loaded without position limits", unlimited))
-    rubbing = [repr(j.name) for j in jtree if j.friction != 0.0]
+    rubbing = [j.name for j in jtree if j.friction != 0.0]
     if rubbing and friction == "error":
         rd.fail("<robot>", "Coulomb friction (<dynamics friction>) is not modelled and "
                            "friction='error' refuses it; joints with non-zero friction: "
-                + ", ".join(rubbing))
+                + _some(rubbing))
     if rubbing and friction is None:
         notes.append(_listing("Coulomb friction (<dynamics friction>) is not modelled: these "
-                              "joints load without it", rubbing,
+                              "joints load without it", map(repr, rubbing),
                               ["friction='drop' accepts that silently, friction='error' "
                                "refuses the file"]))
     in_tree = {root} | {j.child for j in jtree}
@@ -1001,20 +1157,22 @@ def load_urdf(source, *, floating_base=_REQUIRED, gravity=(0.0, 0.0, -9.81), roo
         warnings.warn(n, URDFWarning, stacklevel=2)
     builder = ModelBuilder(floating_base=floating_base, gravity=gravity)
     for k, (b, inertia) in enumerate(zip(desc.bodies, inertias)):
-        joint = None
-        if b.joint_type is not None:
-            kind = Revolute if b.joint_type == "revolute" else Prismatic
-            joint = kind(b.axis, name=b.joint, damping=0.0 if damping == "drop" else b.damping,
-                         lower=b.lower, upper=b.upper, effort=b.effort, velocity=b.velocity)
         parent = None if b.parent < 0 else desc.bodies[b.parent].name
         where = f"link {b.name!r}" + ("" if len(b.links) == 1 else
-                                      f" (with {', '.join(map(repr, b.links[1:]))} welded to it)")
+                                      f" (with {_some(b.links[1:])} welded to it)")
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always", RuntimeWarning)
             try:
+                joint = None
+                if b.joint_type is not None:
+                    kind = Revolute if b.joint_type == "revolute" else Prismatic
+                    joint = kind(b.axis, name=b.joint, lower=b.lower, upper=b.upper,
+                                 damping=0.0 if damping == "drop" else b.damping,
+                                 effort=b.effort, velocity=b.velocity)
                 builder.add_body(b.name, parent, joint, origin=b.origin, inertia=inertia)
-            except ValueError as err:
-                raise URDFError(f"{src}: {where}: {err}") from None
+            except (ValueError, ArithmeticError) as err:
+                joint_name = "" if b.joint is None else f", joint {b.joint!r}"
+                raise URDFError(_clip(f"{src}: {where}{joint_name}: {err}")) from None
         for w in record:
             if issubclass(w.category, RuntimeWarning):
                 what, _, issue = str(w.message).partition(": ")     # "inertia: principal …"
@@ -1025,8 +1183,14 @@ def load_urdf(source, *, floating_base=_REQUIRED, gravity=(0.0, 0.0, -9.81), roo
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     for f in desc.frames:
-        builder.add_frame(f.name, desc.bodies[f.body].name, offset=f.offset)
-    return builder.build()
+        try:
+            builder.add_frame(f.name, desc.bodies[f.body].name, offset=f.offset)
+        except (ValueError, ArithmeticError) as err:
+            raise URDFError(_clip(f"{src}: link {f.name!r} (a frame): {err}")) from None
+    try:
+        return builder.build()
+    except (ValueError, ArithmeticError) as err:
+        raise URDFError(_clip(f"{src}: {err}")) from None
 
 
 def _clip_rotational(M):

@@ -285,7 +285,7 @@ class _Hybrid(ContactModes):
         kw = dict(self.kw)
         kw.update(t0=t, constraints=cs, plant=self._plant(modes, cs, rows), progress=False)
         if steps_dt is not None:
-            kw.update(dt=steps_dt, adaptive=False)
+            kw.update(dt=steps_dt, adaptive=False, min_step=None, max_step=None)
         try:
             traj = self.simulate(self.model, state, duration, **kw)
         except SimulationError as err:

@@ -3,6 +3,7 @@
 progress line, and :func:`simulate` (SPEC §10)."""
 
 import math
+import os
 import sys
 import time
 
@@ -112,6 +113,28 @@ _INPUT_NAMES = {1: "tau", 2: "base_wrench", 3: "applied", 4: "extra_rate"}
 _BLOCK = 256
 
 
+def _unresolved(t0, duration, h):
+    """Why steps of ``h`` from ``t0`` over ``duration`` would not advance the
+    time, or ``""``. ``t0 + k h`` and ``t0 + (k+1) h`` are each rounded by at
+    most 1.5 float64 spacings of the largest ``|t|`` (the product ``k h``,
+    then the sum): a step above 4 spacings advances every time strictly."""
+    ulp = float(np.spacing(max(abs(t0), abs(t0 + duration))))
+    if h > 4.0 * ulp:
+        return ""
+    return (f"the step {h:g} is not above 4 times the time's resolution {ulp:g} (float64 "
+            f"spacing at t = {t0:g} + {duration:g}): the step times would not advance; start "
+            f"at a smaller t0 (only time differences matter without a time-dependent "
+            f"controller) or take a longer step")
+
+
+def _memory():
+    """Bytes of physical memory, or ``None`` where the system does not say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def _same_reference(callback, name, reference):
     """A callback that states the point its twists and wrenches are about (a
     :mod:`liedyn.control` law's ``reference``) must share the run's (SPEC §1)."""
@@ -136,7 +159,7 @@ class _Run:
     def __init__(self, model, state0, duration, *, dt, controller=None, control_rate=None,
                  plant=None, adaptive=False, rtol=1e-9, atol=1e-12, min_step=None,
                  max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10,
-                 constraints=None, stabilization="projection"):
+                 constraints=None, stabilization="projection", segment=False):
         check_model(model)
         self.model = model
         self.base_ref = about_base(reference)
@@ -166,6 +189,14 @@ class _Run:
             raise ValueError(f"divergence: expected a positive number (or inf), got {divergence}")
         self.min_step = _positive(min_step, "min_step", allow_none=True)
         self.max_step = _positive(max_step, "max_step", allow_none=True)
+        for name, v in (("min_step", self.min_step), ("max_step", self.max_step)):
+            if v is not None and not self.adaptive:
+                raise ValueError(f"{name}: bounds the adaptive step; a fixed-step run takes "
+                                 f"dt (pass adaptive=True, or leave {name} out)")
+        if self.min_step is not None and self.max_step is not None \
+                and self.min_step > self.max_step:
+            raise ValueError(f"min_step, max_step: min_step = {self.min_step:g} exceeds "
+                             f"max_step = {self.max_step:g}")
         if not isinstance(progress, (bool, np.bool_)):
             raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
         self.progress = bool(progress)
@@ -175,7 +206,35 @@ class _Run:
         self._buffers()
         if not self.dt > 0.0:
             self._fail(self.t0, "dt", f"the step must be positive, got dt = {self.dt}")
+        if not segment:
+            self._check_grid()
 
+    def _check_grid(self):
+        """Refuse steps whose times do not advance at the time's resolution
+        (the fixed step, or the longest adaptive one), or a fixed-step
+        trajectory that would not fit in memory, before any step is taken."""
+        if self.adaptive:
+            h = min(self.duration, math.inf if self.max_step is None else self.max_step)
+            which = "duration" if self.max_step is None or h < self.max_step else "max_step"
+            issue = self.duration > 0.0 and _unresolved(self.t0, self.duration, h)
+            if issue:
+                self._fail(self.t0, which, issue)
+            return
+        h, _, steps = self._grid()
+        if not steps:
+            return
+        which = "dt" if self.control_rate is None else "dt, control_rate"
+        issue = _unresolved(self.t0, self.duration, h)
+        if issue:
+            self._fail(self.t0, which, issue)
+        per_sample = 8 * (36 + 4 * self.n + self.m + 3 * self.mc)   # the columns, one control
+        need = (steps + 1) * per_sample
+        have = _memory()
+        if have is not None and need > have:
+            raise ValueError(f"{which}: {steps + 1:.4g} samples of {per_sample} B "
+                             f"({need / 2**30:.4g} GiB) would not fit in this machine's memory "
+                             f"({have / 2**30:.4g} GiB): a step of {h:g} s over duration "
+                             f"{self.duration:g} s; take a longer step or a shorter duration")
     # -- setup ---------------------------------------------------------------
 
     def _state0(self, s):
@@ -444,7 +503,8 @@ class _Run:
             period = 1.0 / self.control_rate
             every = max(1, math.ceil(period / self.dt * (1.0 - 1e-12)))
             h = period / every
-        steps = math.ceil(self.duration / h * (1.0 - 1e-12)) if self.duration > 0.0 else 0
+        ratio = self.duration / h * (1.0 - 1e-12)
+        steps = (math.ceil(ratio) if ratio < 2.0**62 else 2**62) if self.duration > 0.0 else 0
         return h, every, steps
 
     def _step_time(self, k, h, steps, t1):
@@ -625,8 +685,9 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     rtol, atol : float, keyword
         Tolerances of the adaptive option.
     min_step, max_step : float, optional, keyword
-        Bounds of the adaptive step; a step shrinking below ``min_step``
-        (default ``1e-10 · duration``) stops the run.
+        Bounds of the adaptive step (with ``adaptive`` only: a fixed-step
+        run refuses them); a step shrinking below ``min_step`` (default
+        ``1e-10 · duration``) stops the run; ``min_step ≤ max_step``.
     reference : {"world", "base"}, keyword
         Point the twists and wrenches of states, inputs and the trajectory
         are taken about: the world origin, or the base origin at that instant.
@@ -720,14 +781,19 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         (a ``ValueError``) naming the time and the quantity: a non-finite or
         malformed input from the controller or plant, a non-finite or
         diverging state, ``dt ≤ 0``, a step that is not positive at the
-        time's resolution or fell below ``min_step``, a failure of the
+        time's resolution (a fixed step, or with ``adaptive`` the longest
+        possible one, of at most 4 float64 spacings of the largest ``|t|`` is
+        refused before the run: ``t0 = 1e16`` with ``dt = 0.02``) or fell
+        below ``min_step``, a failure of the
         dynamics (with constraints: a redundant set the stage state does
         not satisfy, as :func:`liedyn.constrained_forward_dynamics` refuses
         it, or a projection that did not converge; quantity
         ``"constraints"``); ``err.trajectory`` holds the samples up to the
         last completed step.
     ValueError, TypeError
-        Bad arguments, naming them.
+        Bad arguments, naming them; a fixed-step trajectory that would not
+        fit in the machine's memory (``dt = 1e-12``), before anything is
+        allocated.
 
     Notes
     -----
@@ -773,6 +839,17 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     return run.run()
 
 
+def _segment(model, state0, duration, **kw):
+    """:func:`simulate` of one stretch of a run with contacts (a window of
+    steps, or one step to an event being located): no contacts, and no check
+    of the step against the time's resolution, which the whole run had and
+    which a located step, a fraction of one, may be below."""
+    run = _Run(model, state0, duration, segment=True, **kw)
+    if run.held is not None:
+        run.held.check_initial()
+    return run.run()
+
+
 def _with_contacts(model, state0, duration, contacts, restitution, friction, events, event_tol,
                    rest_velocity, constraints, progress, kw, joint_stops=None,
                    stop_restitution=0.0):
@@ -787,7 +864,11 @@ def _with_contacts(model, state0, duration, contacts, restitution, friction, eve
                          "contacts ('projection')")
     if not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"progress: expected a bool, got {type(progress).__name__}")
-    hybrid = _Hybrid(simulate, model, state0, duration, contacts, restitution, friction, events,
+    t0, dt = check_scalar(kw["t0"], "t0"), check_scalar(kw["dt"], "dt")
+    issue = dt > 0.0 and _unresolved(t0, check_scalar(duration, "duration", nonneg=True), dt)
+    if issue:
+        raise ValueError(f"dt: at t0 = {t0:g}, {issue}")
+    hybrid = _Hybrid(_segment, model, state0, duration, contacts, restitution, friction, events,
                      event_tol, rest_velocity, kw, joint_stops, stop_restitution)
     return _guarded(hybrid.run, hybrid.t0, hybrid.t0 + hybrid.duration, bool(progress),
                     hybrid._trajectory)

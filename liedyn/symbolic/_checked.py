@@ -60,6 +60,22 @@ def check_numeric_inputs(f, named):
                              f"got {given}")
 
 
+def function_name(name, default):
+    """``name`` checked as a CasADi function name (it also names the
+    generated C function and its files), ``default`` for ``None``."""
+    if name is None:
+        return default
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a str, got {type(name).__name__}")
+    try:
+        ca.Function(name, [], [])
+    except RuntimeError:
+        raise ValueError(f"name: expected a letter followed by letters, digits and single "
+                         f"underscores (it names the generated C function and its files; "
+                         f"not 'null', 'jac' or 'hess'), got {name!r}") from None
+    return name
+
+
 def _named(f, args):
     """The arguments of a call (a sequence in input order, or a dict by name)
     as a dict, or ``None`` when one of them is symbolic or the call is

@@ -25,6 +25,7 @@ the same directory and renamed.
 """
 
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -44,10 +45,19 @@ FLAGS = ("-O2", "-march=native", "-fno-math-errno")
 
 
 def _compiler(compiler):
-    cc = compiler or os.environ.get("CC") or "cc"
-    if shutil.which(cc) is None:
-        raise RuntimeError(f"compiler: {cc!r} not found; install a C compiler (e.g. gcc) or "
-                           f"pass compiler=")
+    """The compiler command as a list: ``compiler``, else ``$CC``, else
+    ``cc``, split as a shell would (``CC="gcc -m64"``: ``gcc`` and ``-m64``;
+    nothing is run through a shell)."""
+    if compiler is not None and not isinstance(compiler, str):
+        raise TypeError(f"compiler: expected a str, got {type(compiler).__name__}")
+    given = compiler or os.environ.get("CC") or "cc"
+    try:
+        cc = shlex.split(given)
+    except ValueError as err:
+        raise ValueError(f"compiler: cannot split {given!r} into words ({err})") from None
+    if not cc or shutil.which(cc[0]) is None:
+        raise RuntimeError(f"compiler: {cc[0] if cc else given!r} (from {given!r}) not found; "
+                           f"install a C compiler (e.g. gcc) or pass compiler=")
     return cc
 
 
@@ -117,7 +127,7 @@ def compile_c(f, directory, *, compiler=None, flags=FLAGS):
     t0 = time.perf_counter()
     src = generate_c(f, directory)
     t1 = time.perf_counter()
-    so = _compile([cc, *flags, "-fPIC", "-shared", str(src)], src, src.with_suffix(".so"))
+    so = _compile([*cc, *flags, "-fPIC", "-shared", str(src)], src, src.with_suffix(".so"))
     return so, t1 - t0, time.perf_counter() - t1
 
 
@@ -200,6 +210,7 @@ int main(int argc, char** argv) {
   }
   CAT(FN, _release)(mem);
   CAT(FN, _decref)();
+  if (sink != sink) fprintf(stderr, "the first output is NaN\n");
   return sink != sink;                    /* NaN output: non-zero status */
 }
 """
@@ -218,7 +229,7 @@ def build_timer(f, directory, *, compiler=None, flags=FLAGS):
     tmp = _temporary_name(main)
     tmp.write_text(_HARNESS)
     _replace_from(tmp, main)
-    exe = _compile([cc, *flags, f"-DFN={f.name()}", f'-DFN_HEADER="{src.with_suffix(".h").name}"',
+    exe = _compile([*cc, *flags, f"-DFN={f.name()}", f'-DFN_HEADER="{src.with_suffix(".h").name}"',
                     f"-I{src.parent}", str(main), str(src), "-lm"], main,
                    src.with_name(f"{f.name()}_timer"))
     return exe, t1 - t0, time.perf_counter() - t1
@@ -226,21 +237,35 @@ def build_timer(f, directory, *, compiler=None, flags=FLAGS):
 
 def _pack_inputs(f, inputs):
     check_numeric_inputs(f, inputs)
-    parts = [np.asarray(inputs[name], float).reshape(f.size_in(name)).ravel(order="F")
-             for name in f.name_in()]
+    parts = []
+    for name in f.name_in():
+        a = np.asarray(inputs[name], float)
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name}: contains NaN or infinite values (input of {f.name()})")
+        parts.append(a.reshape(f.size_in(name)).ravel(order="F"))
     return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _count(x, name, minimum):
+    """An int ``≥ minimum``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name}: expected an int, got {type(x).__name__}")
+    if x < minimum:
+        raise ValueError(f"{name}: expected an int ≥ {minimum}, got {x}")
+    return int(x)
 
 
 def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
     """Run a program of :func:`build_timer` on ``inputs`` (arrays by input
     name). Returns ``(outputs by name as arrays, per-call µs of each sample)``."""
+    samples, calls = _count(samples, "samples", 1), _count(calls, "calls", 0)
     d = _private_directory(directory or Path(exe).parent)
     packed = _pack_inputs(f, inputs)
     with tempfile.TemporaryDirectory(dir=d, prefix=".run-") as tmp:
         fin, fout = Path(tmp) / f"{f.name()}_in.bin", Path(tmp) / f"{f.name()}_out.bin"
         packed.tofile(fin)
-        res = subprocess.run([str(exe), str(fin), str(fout), str(int(samples)),
-                              str(int(calls))], capture_output=True, text=True)
+        res = subprocess.run([str(exe), str(fin), str(fout), str(samples), str(calls)],
+                             capture_output=True, text=True)
         if res.returncode != 0:
             raise RuntimeError(f"{exe} failed with status {res.returncode}: "
                                f"{res.stderr[-1000:]}")
@@ -258,7 +283,11 @@ def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
 def time_c(f, directory, samples=21, calls=0, *, compiler=None, flags=FLAGS, **inputs):
     """Median time per call in µs of ``f`` as generated C, called from C
     (``samples`` samples of ``calls`` back-to-back calls, about 2 ms each
-    when ``calls=0``)."""
+    when ``calls=0``). ``samples ≥ 1``, ``calls ≥ 0`` and finite inputs,
+    or a ``ValueError``/``TypeError`` naming the argument."""
+    _check_function(f)
+    _count(samples, "samples", 1), _count(calls, "calls", 0)
+    _pack_inputs(f, inputs)
     exe, _, _ = build_timer(f, directory, compiler=compiler, flags=flags)
     _, times = run_timer(f, exe, inputs, samples, calls)
     return float(np.median(times))

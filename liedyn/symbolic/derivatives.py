@@ -17,7 +17,7 @@ import numpy as np
 
 import casadi as ca
 
-from ._checked import CheckedFunction
+from ._checked import CheckedFunction, function_name
 
 
 def _names(f, of, wrt):
@@ -60,6 +60,7 @@ def jacobian_function(f, of, wrt, *, name=None):
     if not isinstance(f, ca.Function):
         raise TypeError(f"f: expected a casadi.Function, got {type(f).__name__}")
     of, wrt = _names(f, of, wrt)
+    name = function_name(name, f"jac_{f.name()}")
     x = f.sx_in()
     y = f.call(x)
     ins, outs = f.name_in(), f.name_out()
@@ -69,7 +70,7 @@ def jacobian_function(f, of, wrt, *, name=None):
         for w in wrt:
             exprs.append(ca.jacobian(yo, _row_major(x[ins.index(w)])))
             names.append(f"d{o}_d{w}")
-    return CheckedFunction(ca.Function(name or f"jac_{f.name()}", x, exprs, ins, names))
+    return CheckedFunction(ca.Function(name, x, exprs, ins, names))
 
 
 def jacobians(f, of, wrt, **inputs):

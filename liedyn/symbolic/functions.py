@@ -41,7 +41,7 @@ from .._checks import check_order
 from ..multibody.model import JOINT_REVOLUTE, check_model
 from ..algorithm.hybrid import joint_mask
 from . import _steps as st
-from ._checked import CheckedFunction
+from ._checked import CheckedFunction, function_name
 from ._steps import SX, rows, stack
 
 POSES = ("matrix", "minimal")
@@ -218,6 +218,7 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
         :func:`liedyn.inverse_dynamics`'s.
     """
     r = _options(model, order, pose, reference, applied)
+    name = function_name(name, f"inverse_dynamics_{r}")
     tree = _Tree(model)
     inp = _Inputs()
     C0, d, R0 = _base(model, inp, pose, reference)
@@ -248,7 +249,7 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
         tau[j - 1] = proj(S[j][:r + 1, :], W[j], q[:, j - 1], tree.arm[j], tree.damp[j])
     outputs = [("base_wrench", _unshift_wrenches(W[0], d)),
                ("tau", ca.horzcat(*tau) if tree.n else SX(r + 1, 0))]
-    return _finish(name or f"inverse_dynamics_{r}", inp, outputs, cse)
+    return _finish(name, inp, outputs, cse)
 
 
 # ----------------------------------------------------- forward and hybrid --
@@ -399,8 +400,9 @@ def forward_dynamics_function(model, order, *, pose="matrix", applied=False, ref
     motion = [False] * model.n_bodies
     fl = model.floating_base
     outs = ("base_twist", "q") if fl else ("q", "base_wrench")
-    return _dynamics(model, r, pose, applied, reference, cse, name or f"forward_dynamics_{r}",
-                     motion, "wrench" if fl else "fixed", outs)
+    name = function_name(name, f"forward_dynamics_{r}")
+    return _dynamics(model, r, pose, applied, reference, cse, name, motion,
+                     "wrench" if fl else "fixed", outs)
 
 
 def hybrid_dynamics_function(model, order, *, motion_driven, base_motion_driven=None,
@@ -433,5 +435,5 @@ def hybrid_dynamics_function(model, order, *, motion_driven, base_motion_driven=
     motion = [False] + [bool(x) for x in mask]
     kind = "fixed" if not model.floating_base else ("motion" if base_motion else "wrench")
     outs = (("base_twist",) if model.floating_base else ()) + ("q", "base_wrench", "tau")
-    return _dynamics(model, r, pose, applied, reference, cse, name or f"hybrid_dynamics_{r}",
-                     motion, kind, outs)
+    name = function_name(name, f"hybrid_dynamics_{r}")
+    return _dynamics(model, r, pose, applied, reference, cse, name, motion, kind, outs)
