@@ -5,6 +5,7 @@ balance of the whole run, and the first touch-down against ``event_tol``.
     python -m experiments.legged_drops                  # quick: 1 s runs (about 2 minutes)
     python -m experiments.legged_drops --full           # 2 s runs
     python -m experiments.legged_drops --duration 0.2   # any duration past the landing
+    python -m experiments.legged_drops --knee-duration 0.25  # part 3 shorter (it closes at 0.21 s)
 
 The robots (``models/quadruped_drops.py``): Go2 (example-robot-data's
 ``go2.urdf``, μ = 0.8, PD gains ``K_p = 40``, ``K_d = 1``) and Solo-12
@@ -65,7 +66,21 @@ each over the whole run: whether it runs to the end, the number of
 events, the first touch-down time minus ``√(2h/g)`` (target: within
 ``[0, event_tol]``), the wall time.
 
-**3. Figure** (one row per robot): normal and tangential forces per foot
+**3. A knee driven into its stop** (Go2, standing on its feet with friction,
+``quick``/``--full`` alike): the PD target of the front-left calf joint is
+ramped in ``KNEE_RAMP`` s from its standing angle to ``KNEE_TARGET``, past
+its URDF upper limit, with that joint's stop as a unilateral event
+(``joint_stops=True``: every joint's URDF limits, ``stop_restitution=0``). The
+knee closes on its stop (an event), is held there, and the stop pushes
+back. The stop's reaction is checked at every sample where it is held
+against the joint's equation of motion by another algorithm:
+``s λ = τ_ID,j − τ_j``, with ``τ_ID`` the recursive Newton–Euler inverse
+dynamics (``liedyn.inverse_dynamics``) of the recorded motion and
+accelerations with the recorded contact forces applied at the feet, ``τ``
+the PD torque and ``s = −1`` for an upper stop; and the stop's gap while
+held (``|q_j − limit|``).
+
+**4. Figure** (one row per robot): normal and tangential forces per foot
 with the events marked, the contact modes, the kinetic energy.
 
 Writes to ``paper_figures/`` (``--out DIR`` elsewhere, ``_full`` names with
@@ -99,6 +114,12 @@ TOLERANCES = (1e-12, 1e-9, 1e-6, 1e-4, 1e-3)
 FORCE_BOUND = 4e-9            # times m g: 4 ε_F, where the forces' events are located (SPEC §10.2)
 HELD_GAP = 1e-9               # m: the held contacts' |φ| after a switch (SPEC §10.2)
 SLIP_TOL = 1e-6               # m/s: the friction law's regularisation (SPEC §10.2)
+
+KNEE = ("go2", "FL_calf_joint")  # the robot and joint of part 3
+KNEE_TARGET = -0.5            # rad: the PD target, past the calf's upper limit (-0.838)
+KNEE_RAMP = 0.2               # s: the target's linear ramp from the standing angle
+KNEE_DURATION = 0.4           # s
+KNEE_TOL = 1e-8               # times m g (N m): the reaction check's bound (round-off of the solve)
 
 QUICK = dict(duration=1.0)
 FULL = dict(duration=2.0)
@@ -222,6 +243,51 @@ def first_touch_down(drop, traj):
     return downs[0].time - math.sqrt(2.0 * drop.drop / drop.gravity)
 
 
+def knee_stop(duration=KNEE_DURATION, progress=False):
+    """Part 3: ``(drop, traj, result)`` of the knee driven into its stop."""
+    robot, joint = KNEE
+    drop = Drop(robot, 0.0)
+    m = drop.model
+    j = m.joint_names.index(joint)
+    q_s, kp, kd = drop.q, drop.kp, drop.kd
+    target = q_s.copy()
+    target[j] = KNEE_TARGET
+
+    def law(t, s):
+        q_t = q_s + (target - q_s) * min(t / KNEE_RAMP, 1.0)
+        return ld.Inputs(tau=kp * (q_t - s.q) - kd * s.qd)
+    traj = ld.simulate(m, drop.standing(), duration, dt=DT, contacts=drop.contacts,
+                       friction=drop.mu, restitution=0.0, controller=law, event_tol=EVENT_TOL,
+                       joint_stops=True, stop_restitution=0.0, progress=progress)
+    name = f"stop:{joint}:upper"
+    i = traj.stop_names.index(name)
+    limit = float(m.joint_upper[j])
+    held = traj.stop_mode[:, i] > OPEN
+    # the joint's equation of motion by inverse dynamics, the contact forces applied at the feet
+    body = np.array(m.frame_body)[[m.frame_names.index(f) for f in drop.feet]]
+    reaction = np.full(len(traj), np.nan)
+    for k in np.nonzero(held)[0]:
+        W = np.zeros((1, m.n_bodies, 6))
+        for c, b in enumerate(body):
+            p = ld.frame_pose(m, traj.base_pose[k], traj.q[k, 0], drop.feet[c])[:3, 3]
+            F = traj.contact_force[k, c]
+            W[0, b] += np.concatenate([np.cross(p, F), F])
+        V = np.vstack([traj.base_twist[k], traj.base_acceleration[k][None]])
+        q = np.vstack([traj.q[k], traj.joint_acceleration[k][None]])
+        tau_id = ld.inverse_dynamics(m, traj.base_pose[k], V, q, 0, applied=W).tau[0, j]
+        reaction[k] = -(tau_id - traj.tau[k, 0, j])                 # s = -1: an upper stop
+    lam = traj.stop_force[:, i]
+    closes = [e for e in traj.events if e.kind == "touch-down" and e.contact == name]
+    return drop, traj, dict(
+        joint=joint, limit=limit, held_from=closes[0].time if closes else np.nan,
+        held_samples=int(held.sum()), lam_end=float(lam[-1]),
+        lam_max=float(np.max(lam)) if held.any() else 0.0,
+        reaction_err=float(np.nanmax(np.abs(reaction - lam))) if held.any() else np.inf,
+        gap_held=float(np.max(np.abs(traj.q[held, 0, j] - limit))) if held.any() else np.inf,
+        q_min_gap=float(np.min(limit - traj.q[:, 0, j])), n_events=len(traj.events),
+        end=float(traj.time[-1]))
+
+
 # ================================================================== rows ==
 
 FIELDS = ["robot", "part", "quantity", "value", "unit", "target", "met", *LOAD_FIELDS]
@@ -301,6 +367,26 @@ def sweep_rows(robot, sweep, duration):
     return r
 
 
+def knee_rows(res, wall, load, mg):
+    robot, p = KNEE[0], "knee stop"
+    bound = KNEE_TOL * mg
+    return [
+        _row(robot, p, f"{res['joint']} driven to {KNEE_TARGET:g} rad past its stop "
+                       f"{res['limit']:.5g} rad: closes on it (event time)", res["held_from"],
+             "s", None, bool(np.isfinite(res["held_from"]))),
+        _row(robot, p, "samples held at the stop", res["held_samples"], "count"),
+        _row(robot, p, "held at the stop: max |q_j - limit|", res["gap_held"], "rad", HELD_GAP,
+             res["gap_held"] <= HELD_GAP),
+        _row(robot, p, "joint beyond its stop, max (limit - q_j < 0)", -res["q_min_gap"], "rad"),
+        _row(robot, p, "stop reaction at the end", res["lam_end"], "N m"),
+        _row(robot, p, "stop reaction against inverse dynamics with the contact forces "
+                       "applied, max |lambda - s (tau_ID,j - tau_j)|", res["reaction_err"],
+             "N m", bound, res["reaction_err"] <= bound),
+        _row(robot, p, "wall time", wall, "s", **load),
+        _row(robot, p, "real-time factor (wall time / simulated time)",
+             wall / max(res["end"], 1e-300), "", **load)]
+
+
 # ================================================================== plot ==
 
 def plot(results, path):
@@ -372,6 +458,9 @@ def parse(argv):
                     help=f"{FULL['duration']:g} s runs (quick: {QUICK['duration']:g} s)")
     ap.add_argument("--duration", type=_positive, default=None, metavar="SECONDS",
                     help="simulated time of each run (default: the mode's)")
+    ap.add_argument("--knee-duration", type=_positive, default=KNEE_DURATION, metavar="SECONDS",
+                    help=f"simulated time of part 3, the knee driven into its stop (default "
+                         f"{KNEE_DURATION:g}; it closes at about 0.21 s)")
     ap.add_argument("--robots", nargs="+", choices=ROBOT_ORDER, default=list(ROBOT_ORDER),
                     help="the robots to drop (default: both)")
     ap.add_argument("--out", type=Path, default=OUT_DIR,
@@ -423,6 +512,19 @@ def main(argv=None):
                               load=load_columns(before, machine_load())))
         rows += sweep_rows(robot, sweep, cfg["duration"])
         report(robot, drop, res, wall, load, stopped, sweep, cfg)
+    if KNEE[0] in robots:
+        say(f"{KNEE[0]}: {KNEE[1]} driven into its stop, {args.knee_duration:g} s")
+        before = machine_load()
+        t0 = time.perf_counter()
+        drop, _, res = knee_stop(args.knee_duration, progress=progress)
+        wall = time.perf_counter() - t0
+        load = load_columns(before, machine_load())
+        rows += knee_rows(res, wall, load, drop.weight)
+        print(f"\n{KNEE[0]}: {res['joint']} driven past its stop {res['limit']:.5g} rad: closes "
+              f"at t = {res['held_from']:.6f} s, held {res['held_samples']} samples "
+              f"(|q - limit| <= {res['gap_held']:.1e}), reaction at the end "
+              f"{res['lam_end']:.4f} N m, against inverse dynamics {res['reaction_err']:.1e} N m; "
+              f"wall {wall:.1f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     write_rows(f"{stem}.csv", FIELDS, rows, stamp=stamp())
     print(f"\nwrote {stem}.csv")

@@ -87,7 +87,8 @@ STUDIES = (
     ("contact_events", "simulation with contact events: bouncing sphere, block on an incline, "
                        "Solo-12 dropped on its feet, against closed forms", False),
     ("legged_drops", "simulation with contact events: Go2 and Solo-12 dropped from 10 cm with "
-                     "friction, invariants at every sample, energy balance, event_tol sweep",
+                     "friction, invariants at every sample, energy balance, event_tol sweep, "
+                     "a knee driven into its stop",
      False),
     ("bench_contact_sim", "simulation with contact events: cost against the feet held, per "
                           "located event, real-time factor (Solo-12, Go2)", False),

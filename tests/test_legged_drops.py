@@ -2,7 +2,9 @@
 past the landing and its impact): it writes its table and figure where it is
 told to, and every target in the table is met (the contact invariants of
 SPEC §10.2 at every sample, the energy balance, the first touch-down of
-every event tolerance within it). Its arguments are checked; and the
+every event tolerance within it; Go2's knee driven into its stop closes on
+it, stays there, and its reaction balances the joint's inverse dynamics).
+Its arguments are checked; and the
 friction of a slide started by several feet at once is checked against the
 slip (it must not do positive work), a known failure of the library."""
 
@@ -15,6 +17,7 @@ from experiments._table import read_rows
 from tests.helpers import run_python
 
 DURATION = 0.2      # s: the landing at 0.143 s, the impact, the feet sticking
+KNEE_DURATION = 0.25  # s: the knee closes on its stop at 0.207 s
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +25,8 @@ def short(tmp_path_factory):
     out = tmp_path_factory.mktemp("legged_drops")
     text = run_python(f"""
         from experiments import legged_drops
-        legged_drops.main(["--out", {str(out)!r}, "--no-progress", "--duration", "{DURATION}"])
+        legged_drops.main(["--out", {str(out)!r}, "--no-progress", "--duration", "{DURATION}",
+                           "--knee-duration", "{KNEE_DURATION}"])
         """, timeout=900)
     return out, text, read_rows(out / "legged_drops.csv")
 
@@ -32,12 +36,17 @@ def test_writes_the_table_and_the_figure(short):
     assert (out / "legged_drops.png").stat().st_size > 10_000
     assert list(rows[0]) == ["machine", "code"] + LD.FIELDS
     assert {r["robot"] for r in rows} == set(LD.ROBOT_ORDER)
-    assert {r["part"] for r in rows} == {"run", "energy", "sweep"}
+    assert {r["part"] for r in rows} == {"run", "energy", "sweep", "knee stop"}
+    knee = {r["quantity"].split(":")[0]: r for r in rows if r["part"] == "knee stop"}
+    assert 0.2 < float(knee[f"{LD.KNEE[1]} driven to {LD.KNEE_TARGET:g} rad past its stop "
+                            f"-0.83776 rad"]["value"]) < KNEE_DURATION
+    assert int(knee["samples held at the stop"]["value"]) > 10
     for robot in LD.ROBOT_ORDER:
         sweep = [r for r in rows if r["robot"] == robot and r["part"] == "sweep"
                  and "first touch-down" in r["quantity"]]
         assert [float(r["target"]) for r in sweep] == list(LD.TOLERANCES)
-        rtf = [r for r in rows if r["robot"] == robot and r["quantity"].startswith("real-time")]
+        rtf = [r for r in rows if r["robot"] == robot and r["part"] == "run"
+               and r["quantity"].startswith("real-time")]
         assert len(rtf) == 1 and float(rtf[0]["value"]) > 0.0
         assert rtf[0]["load1_before"] and rtf[0]["cores"]
     n = sum(r["met"] in ("yes", "no") for r in rows)
@@ -47,7 +56,7 @@ def test_writes_the_table_and_the_figure(short):
 def test_every_target_is_met(short):
     _, _, rows = short
     targets = _targets.targets_in(rows)
-    assert len(targets) == len(LD.ROBOT_ORDER) * (7 + 2 * len(LD.TOLERANCES))
+    assert len(targets) == len(LD.ROBOT_ORDER) * (7 + 2 * len(LD.TOLERANCES)) + 3   # + the knee
     assert not _targets.missed(targets), _targets.missed(targets)
 
 
