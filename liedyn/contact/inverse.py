@@ -247,32 +247,57 @@ def _inverse(A):
 
 
 @njit
-def _motion_rates(J, Vb, q, K, binom, nb, info):
+def _row_columns(model, cd, nb, cols, ncol):
+    """``cols[c, :ncol[c]]``: the columns of ``J`` where the rows of
+    constraint ``c`` can be nonzero (the base block and the joints of the
+    paths from the base to its bodies; a joint stop: its joint)."""
+    parent = model.body_parent
+    seen = np.zeros(parent.shape[0], np.bool_)
+    for c in range(cd.kind.shape[0]):
+        if cd.kind[c] == KIND_STOP:
+            cols[c, 0] = nb + cd.body_a[c] - 1
+            ncol[c] = 1
+            continue
+        t = 0
+        for v in range(nb):
+            cols[c, t] = v
+            t += 1
+        seen[:] = False
+        for j in (cd.body_a[c], cd.body_b[c]):
+            while j > 0 and not seen[j]:
+                seen[j] = True
+                cols[c, t] = nb + j - 1
+                t += 1
+                j = parent[j]
+        ncol[c] = t
+
+
+@njit
+def _motion_rates(J, Vb, q, K, binom, nb, cd, cols, ncol, info):
     """Refuse a motion that leaves the constraints: ``(J ν)^(k)``, ``k =
     0..K``, against the size of its terms ``Σ_a binom(k, a) |J^(a)|
     |ν^(k−a)|`` (``ν = (V₀, q̇)``); ``info`` gets ``(k, row, rate, size)`` of
     the worst row of the first order with a violation."""
-    m, nv = J.shape[1], J.shape[2]
     for k in range(K + 1):
         worst = -1.0
-        for i in range(m):
-            rate = 0.0
-            size = 0.0
-            for a in range(k + 1):
-                f = binom[k, a]
-                row = J[a, i]
-                t = k - a
-                for v in range(nb):
-                    rate += f * row[v] * Vb[t, v]
-                    size += f * abs(row[v]) * abs(Vb[t, v])
-                for v in range(nb, nv):
-                    rate += f * row[v] * q[t + 1, v - nb]
-                    size += f * abs(row[v]) * abs(q[t + 1, v - nb])
-            d = max(size, 1e-300)
-            if (abs(rate) > CONSISTENCY_RTOL * d and abs(rate) > CONSISTENCY_ATOL
-                    and abs(rate) / d > worst):
-                worst = abs(rate) / d
-                info[0], info[1], info[2], info[3] = k, i, rate, size
+        for c in range(cd.kind.shape[0]):
+            for i in range(cd.row[c], cd.row[c + 1]):
+                rate = 0.0
+                size = 0.0
+                for a in range(k + 1):
+                    f = binom[k, a]
+                    row = J[a, i]
+                    t = k - a
+                    for e in range(ncol[c]):
+                        v = cols[c, e]
+                        x = Vb[t, v] if v < nb else q[t + 1, v - nb]
+                        rate += f * row[v] * x
+                        size += f * abs(row[v]) * abs(x)
+                d = max(size, 1e-300)
+                if (abs(rate) > CONSISTENCY_RTOL * d and abs(rate) > CONSISTENCY_ATOL
+                        and abs(rate) / d > worst):
+                    worst = abs(rate) / d
+                    info[0], info[1], info[2], info[3] = k, i, rate, size
         if worst >= 0.0:
             return LEAVES
     return OK
@@ -477,7 +502,10 @@ def constrained_inverse_kernel(model, ws, cd, C0, about_base, Vb, q, W_app, r, s
     for k in range(1, K + 1):
         point_jets(cd, ws, Pa, Pb, k)                          # p^(k) from V^(0..k−1)
     jacobian_jets_kernel(model, ws, cd, Pa, Pb, K, J)
-    status = _motion_rates(J, Vb, q, K, binom, nb, info)
+    cols = np.empty((nc, nb + n), np.int64)
+    ncol = np.empty(nc, np.int64)
+    _row_columns(model, cd, nb, cols, ncol)
+    status = _motion_rates(J, Vb, q, K, binom, nb, cd, cols, ncol, info)
     if status != OK or not solve:
         return status
     p = Bw.shape[2]
@@ -529,10 +557,12 @@ def constrained_inverse_kernel(model, ws, cd, C0, about_base, Vb, q, W_app, r, s
         gen[:] = 0.0
         for a in range(k + 1):                                 # (Jᵀλ)^(k)
             f = binom[k, a]
-            for l in range(m):
-                g = f * lam[k - a, l]
-                for v in range(nb + n):
-                    gen[v] += g * J[a, l, v]
+            for c in range(nc):
+                for l in range(cd.row[c], cd.row[c + 1]):
+                    g = f * lam[k - a, l]
+                    for e in range(ncol[c]):
+                        v = cols[c, e]
+                        gen[v] += g * J[a, l, v]
         for j in range(n):
             tau[k, j] -= gen[nb + j]                           # τ^ID − (J_qᵀλ)^(k)
         if fb and given.shape[0] > 0:
