@@ -40,7 +40,7 @@ from .._jit import Kernel, njit
 from ..algorithm.frames import inverse_adjoint_jet
 from ..algorithm.inverse import inverse_dynamics_kernel
 from ..multibody.model import check_model_order
-from ..multibody.results import _freeze, _frozen_setattr
+from ..multibody.results import _frozen_setattr
 from ..multibody.workspace import binomials, workspace_for
 from .constraints import KIND_6D, KIND_STOP, check_constraints
 from .forward import row_name
@@ -48,6 +48,8 @@ from .results import _Forces
 from .rows import _force, contact_points, jacobian_jets_kernel, point_jets
 
 __all__ = ["constrained_inverse_dynamics", "ConstrainedInverseDynamicsResult"]
+
+_setattr = object.__setattr__
 
 # A motion whose constraint rate (J ν)^(k) exceeds this fraction of the size
 # of its terms Σ_a binom(k, a) |J^(a)| |ν^(k−a)|, and CONSISTENCY_ATOL (SI
@@ -84,8 +86,14 @@ class ConstrainedInverseDynamicsResult(_Forces):
     __slots__ = ("tau", "base_wrench", "force", "base_effort", "residual", "constraints")
     __setattr__ = _frozen_setattr
 
-    def __init__(self, **fields):
-        _freeze(self, **fields)
+    def __init__(self, tau, base_wrench, force, base_effort, residual, constraints):
+        # _freeze, spelt out: on every call's path
+        for name, v in (("tau", tau), ("base_wrench", base_wrench), ("force", force),
+                        ("base_effort", base_effort), ("residual", residual)):
+            if isinstance(v, np.ndarray):
+                v.setflags(write=False)
+            _setattr(self, name, v)
+        _setattr(self, "constraints", constraints)
 
     def __repr__(self):
         return (f"ConstrainedInverseDynamicsResult(tau={self.tau.shape}, "
@@ -134,7 +142,8 @@ def _weight_arg(weight, u):
 
 
 def _consistency(cs, J, nu, r):
-    """Refuse a motion that leaves the constraints: ``(J ν)^(k)``, ``k = 0..r+1``."""
+    """Refuse a motion that leaves the constraints: ``(J ν)^(k)``, ``k = 0..r+1``
+    (the NumPy form of :func:`_motion_rates`, for :mod:`liedyn.contact.friction`)."""
     B = binomials(r + 2)
     for k in range(r + 2):
         rate = np.zeros(cs.n_rows)
@@ -157,7 +166,9 @@ def _consistency(cs, J, nu, r):
 def _solve_min_norm(E, w, R, r, B, least_squares, cs, labels):
     """Jets ``x^(0..r)`` of ``argmin ½ xᵀ R x  s.t.  E x = w`` (full row
     rank), or of the least-squares ``x`` (full column rank) when
-    ``least_squares``; with the residual jets ``E x − w``."""
+    ``least_squares``; with the residual jets ``E x − w``. NumPy, for
+    :mod:`liedyn.contact.friction`; the compiled form is
+    :func:`constrained_inverse_kernel`'s."""
     s, u = E.shape[1:]
     x = np.zeros((r + 1, u))
     rank = np.linalg.matrix_rank(E[0], tol=RANK_RTOL * max(np.abs(E[0]).max(), 1e-300))
