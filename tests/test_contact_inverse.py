@@ -183,7 +183,8 @@ def test_weighted_and_actuated_jets_are_the_time_derivatives_of_the_order_zero_s
     of ``τ``, ``λ`` and the thrust of order 2 against fourth-order central
     differences of the order-0 solution with the same ``R`` along a motion
     that keeps the feet (as the test above); halving h divides the error of
-    the first derivative by about 16."""
+    the first derivative by about 16 (measured: 5.4e-8 and 3.4e-9 for the
+    first derivative, 9e-8 and 4e-8 for the second, at h = 1e-3 and 5e-4)."""
     model, cs = solo
     R = 6
     C0, f = _motion(model, cs, np.random.default_rng(8), R, scale=0.1, gentle=True)
