@@ -109,9 +109,12 @@ def warm_up(progress=None, only=None):
             liedyn.forward_dynamics_batch(m, stack(C), stack(Vb[:1]), stack(q[:2]), r,
                                           tau=stack(tau), base_wrench=stack(Wb),
                                           workspace=liedyn.Workspace(m, r, samples=B)))),
-        ("constrained dynamics", lambda: liedyn.constrained_forward_dynamics(
+        ("constrained dynamics", lambda: (liedyn.constrained_forward_dynamics(
             m, liedyn.ConstraintSet(m, [liedyn.Contact3D(m.body_names[-1])]), C, Vb[:1], q[:2],
-            r, tau=tau, base_wrench=Wb, applied=W, workspace=liedyn.Workspace(m, r))),
+            r, tau=tau, base_wrench=Wb, applied=W, workspace=liedyn.Workspace(m, r)),
+            liedyn.constrained_inverse_dynamics(                 # at rest: J ν = 0
+                m, liedyn.ConstraintSet(m, [liedyn.Contact6D(m.body_names[-1])]), C,
+                0 * Vb, np.vstack([q[:1], 0 * q[1:]]), r, applied=W))),
         ("simulate", lambda: (
             liedyn.simulate(m, state, 0.02, dt=0.01),
             liedyn.simulate(m, state, 0.02, dt=0.01, controller=lambda t, s: None),

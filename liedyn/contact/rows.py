@@ -271,3 +271,73 @@ def _response_rate(model, ws, cd, RV, l, Pa, Pb, out):
             out[r0] = cd.normal[c, 0] * d0 + cd.normal[c, 1] * d1 + cd.normal[c, 2] * d2
         else:
             out[r0], out[r0 + 1], out[r0 + 2] = d0, d1, d2
+
+
+@njit(inline=True)
+def _add_column(J, col, K, kind, r0, n, sg, x, p, binom):
+    """``sg`` times the rows of one constraint for one column of its body's
+    Jacobian, whose jets are ``x`` (K+1, 6), with the point jets ``p`` (K+1,
+    3): ``x_ω^(k)`` on a 6-D contact's angular rows, and the moved rows
+    ``Σ_a binom(k, a) (x_v^(k−a) + x_ω^(k−a) × p^(a))`` (``nᵀ`` of them for
+    1-D) on its linear ones (SPEC §13.1)."""
+    rv = r0
+    for k in range(K + 1):
+        if kind == KIND_6D:
+            J[k, r0, col] += sg * x[k, 0]
+            J[k, r0 + 1, col] += sg * x[k, 1]
+            J[k, r0 + 2, col] += sg * x[k, 2]
+            rv = r0 + 3
+        m0, m1, m2 = x[k, 3], x[k, 4], x[k, 5]
+        for a in range(k + 1):
+            w = x[k - a]
+            f = binom[k, a]
+            m0 += f * (w[1] * p[a, 2] - w[2] * p[a, 1])
+            m1 += f * (w[2] * p[a, 0] - w[0] * p[a, 2])
+            m2 += f * (w[0] * p[a, 1] - w[1] * p[a, 0])
+        if kind == KIND_1D:
+            J[k, r0, col] += sg * (n[0] * m0 + n[1] * m1 + n[2] * m2)
+        else:
+            J[k, rv, col] += sg * m0
+            J[k, rv + 1, col] += sg * m1
+            J[k, rv + 2, col] += sg * m2
+
+
+@njit
+def jacobian_jets_kernel(model, ws, cd, Pa, Pb, K, J):
+    """``J^(0..K)`` (K+1, m, nv) of SPEC §13.1 from the screw jets ``ws.S``
+    and the point jets ``Pa``, ``Pb`` (rows ``0..K``): ``J = T(p_a) (J_a −
+    J_b)`` (6-D), ``P(p_a) J_a − P(p_b) J_b`` (3-D, rolling) and ``nᵀ`` of
+    that (1-D), ``s e_jᵀ`` (joint stop), with ``J_b`` the body Jacobian
+    (``I₆`` base block, the screws ``S_j`` of the path's joints). Columns as
+    ``ν = (V₀, q̇)`` with the base twist about the world origin (the point
+    jets are about ``o``, which the screws share: only the base block's
+    order 0 moves by ``o``)."""
+    parent, S, binom, o = model.body_parent, ws.S, ws.binom, ws.o
+    nb = 6 if model.floating_base else 0
+    J[:] = 0.0
+    X = np.zeros((K + 1, 6))                    # a base column: the unit twist, at rest
+    pw = np.empty((K + 1, 3))
+    for c in range(cd.kind.shape[0]):
+        a, b, kind, r0 = cd.body_a[c], cd.body_b[c], cd.kind[c], cd.row[c]
+        if kind == KIND_STOP:
+            J[0, r0, nb + a - 1] = cd.sign[c]                       # J^(k≥1) = 0
+            continue
+        n = cd.normal[c]
+        for side in range(2):
+            body = a if side == 0 else b
+            if body < 0:
+                continue
+            sg = 1.0 if side == 0 else -1.0
+            p = Pa[:K + 1, c] if (side == 0 or kind == KIND_6D) else Pb[:K + 1, c]
+            if nb:
+                pw[:] = p
+                for i in range(3):
+                    pw[0, i] += o[i]                                # about the world origin
+                for i in range(6):
+                    X[0, i] = 1.0
+                    _add_column(J, i, K, kind, r0, n, sg, X, pw, binom)
+                    X[0, i] = 0.0
+            j = body
+            while j > 0:
+                _add_column(J, nb + j - 1, K, kind, r0, n, sg, S[:K + 1, j], p, binom)
+                j = parent[j]
