@@ -267,8 +267,13 @@ def test_rotor_thrusts_produce_the_wrench_and_are_the_minimum_norm_split(borinot
     assert np.all(np.abs(res.rotor_thrust @ null.T) < 1e-12 * scale)
     cid = ld.constrained_inverse_dynamics(borinot, ld.ConstraintSet(borinot, []), res.base_pose,
                                           res.base_twist, res.q, r, base_actuation=A)
-    assert_close(cid.base_effort, res.rotor_thrust, 0.0, 1e-11 * scale, what="efforts")
-    assert_close(cid.tau, res.tau, 0.0, 1e-11 * scale, what="tau")
+    # round-off of each order's solve: relative to that order's largest term (order 2 of this
+    # figure-eight reaches 800 N/s^2; the compiled split works on E R^-1 E^T, squaring E's
+    # condition)
+    size = np.maximum(scale, np.abs(res.rotor_thrust).max(axis=1, keepdims=True))
+    assert_close(cid.base_effort, res.rotor_thrust, 0.0, 1e-10 * size, what="efforts")
+    assert_close(cid.tau, res.tau, 0.0, 1e-10 * np.maximum(scale, np.abs(res.tau).max(
+        axis=1, keepdims=True)), what="tau")
     V = res.base_twist.copy()
     V[1, 3] += 1.0                                   # a sideways push the rotors cannot make
     with pytest.raises(ValueError, match="cannot supply the base wrench.*residual"):
