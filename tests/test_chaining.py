@@ -286,9 +286,11 @@ def _symbolic(m, C0, V, q, r, ref):
     key = (id(m.model), r, ref)
     if key not in _SYMBOLIC:
         _SYMBOLIC.clear()
-        _SYMBOLIC[key] = (symbolic.inverse_dynamics_function(m.model, r, reference=ref),
+        # the model is kept with its functions: while it is cached its id cannot
+        # be reused by another model (a freed model's id was, with other joints)
+        _SYMBOLIC[key] = (m.model, symbolic.inverse_dynamics_function(m.model, r, reference=ref),
                           symbolic.forward_dynamics_function(m.model, r, reference=ref))
-    fi, ff = _SYMBOLIC[key]
+    _, fi, ff = _SYMBOLIC[key]
     inv = fi(base_pose=C0, base_twist=V[:r + 2], q=q[:r + 3])
     tau, W = m.forces(ref, r)
     fwd = ff(base_pose=C0, base_twist=V[:1], q=q[:2], tau=tau, base_wrench=W)
