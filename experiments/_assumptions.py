@@ -7,6 +7,7 @@ import inspect
 
 import numpy as np
 
+from experiments import _borinot as borinot
 from models.aerial_manipulator import AerialManipulatorParams, spin_directions
 from models.reference_motion import ReferenceMotion
 from models.trees import AXES, benchmark_tree
@@ -76,6 +77,25 @@ def rows():
          "Table 4: \"the FD graph includes CasADi built-ins mtimes and solve (for base "
          "twist)\": in the order-0 articulated-body algorithm the base twist is the only "
          "quantity found by a linear solve"),
+        ("Borinot's rotors (`borinot_flying_arm_2` of example-robot-data, whose URDF has "
+         "none)", f"six coplanar rotors, thrust along the base's z, on a circle of radius "
+         f"{borinot.ROTOR_RADIUS:g} m at angles "
+         + ", ".join(f"{a:g}°" for a, _ in borinot.ROTORS)
+         + f", {borinot.ROTOR_HEIGHT:g} m above the base frame; spins "
+         + ", ".join(f"{s:+d}" for _, s in borinot.ROTORS)
+         + f" (+1 counter-clockwise); drag ratio κ = {borinot.DRAG_RATIO:.6g} m; "
+         f"f_max = {borinot.F_MAX:.4g} N per rotor",
+         "the robot's published description (the hidro_robots package the URDF comes from: "
+         "robots/borinot/xacro/definition.urdf.xacro places the rotors, "
+         "robots/common/xacro/multicopter.xacro gives momentConstant = κ, motorConstant "
+         f"{borinot.THRUST_COEFF:g} N s² and maxRotVelocity {borinot.SPEED_MAX:g} rad/s, so "
+         "f_max = c_f Ω_max²); Borinot is a coplanar hexarotor, not a quadrotor"),
+        ("the paper's hexarotor \"flown as a quadrotor\" (`borinot_flight`)",
+         "arms locked (one rigid body); the underactuated laws command the thrust along the "
+         "base's z and three moments, the 6×6 allocation gives the six thrusts "
+         "A⁻¹ (M^B, 0, 0, f)",
+         "its tilted rotors are not parallel, so the parallel-thrust split does not apply; the "
+         "lateral force it could make is left unused, as a quadrotor cannot make one"),
     ]
 
 

@@ -80,6 +80,10 @@ STUDIES = (
      False),
     ("elastic_tracking", "control: elastic joints and rotor lag tracked by exact linearization",
      False),
+    ("borinot_flight", "control: Borinot flies a figure-eight of its centre of mass, arm "
+                       "swinging: exact flat tracking against a geometric SE(3) controller and "
+                       "the flat feed-forward with PD; the paper's hexarotor flown as a "
+                       "quadrotor", False),
     ("legged_elastic", "control: Solo-12 on four feet with elastic joints, constrained inverse "
                        "dynamics of order 2", False),
     ("bench_control", "control: one controller step against single calls", False),
