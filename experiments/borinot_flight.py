@@ -110,8 +110,7 @@ STARTS = ("on the reference", "perturbed")
 QUICK_SKIPS = {("borinot", LAWS[2], STARTS[0]), ("hexarotor, arms locked", LAWS[0], STARTS[0]),
                ("hexarotor, arms locked", LAWS[1], STARTS[0])}
 FIELDS = ["robot", "law", "start", "quantity", "rms", "max", "late_max", "end", "unit", "target",
-          "met",
-          "seconds", "load1_before", "load1_after", "cores"]
+          "met", "seconds", "load1_before", "load1_after", "cores"]
 
 
 def wrap(a):
@@ -330,9 +329,9 @@ def table(runs, flights, checks, load):
                 target=f"[0, {f_max:.4g}]" if f_max else ">= 0",
                 met="" if law != LAWS[0] else ("yes" if within else "no"))
     for c in checks:
-        rows.append(dict(robot=c[0], law=c[1], start=c[2], quantity=c[3], rms="",
-                         max=c[4], late_max="", end="", unit=c[5], target=c[6], met="yes" if c[7] else "no",
-                         seconds="", **load))
+        rows.append(dict(robot=c[0], law=c[1], start=c[2], quantity=c[3], rms="", max=c[4],
+                         late_max="", end="", unit=c[5], target=c[6],
+                         met="yes" if c[7] else "no", seconds="", **load))
     return rows
 
 
@@ -444,7 +443,7 @@ def main(argv=None):
                     continue
                 say(f"{flight.name}: {law}, {start} ({horizon:.3g} s, dt = {dt:g} s)")
                 runs[flight.name, law, start] = flight.run(law, start == "perturbed", horizon,
-                                                           dt, False)
+                                                           dt, progress)
     say("checks: open loop at two steps, the rigid body")
     e1, e2 = (open_loop(bo, h) for h in OPEN_LOOP_DT)
     ratio = e1 / e2
