@@ -37,6 +37,9 @@ templates_path = []
 html_static_path = ["_static"]
 html_theme = "alabaster"
 html_theme_options = {"description": "Higher-order dynamics on Lie groups"}
+# A fluid page and code blocks that wrap rather than clip (alabaster's body is
+# a fixed 940 px page, which cuts code lines off in a 1200 px window).
+html_css_files = ["liedyn.css"]
 
 autosummary_generate = False
 autodoc_member_order = "bysource"

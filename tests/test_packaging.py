@@ -102,7 +102,8 @@ def test_sdist_holds_the_sources_tests_and_spec(dist):
     with tarfile.open(dist[0]) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
     for f in ("pyproject.toml", "README.md", "LICENSE", "CITATION.cff", "docs/SPEC.md",
-              "docs/conf.py", "docs/tutorial.rst", "liedyn/__init__.py",
+              "docs/conf.py", "docs/tutorial.rst", "docs/tutorial/contacts.rst",
+              "docs/_static/liedyn.css", "liedyn/__init__.py",
               "models/aerial_manipulator.py", "experiments/reproduce.py", "tests/test_packaging.py"):
         assert f in names, f
 
