@@ -383,3 +383,27 @@ def test_the_hextilt_arm_with_its_urdf_damping_held_at_500_hz():
     assert d.entry.startswith("qd[") and "joint damping of" in str(info.value)
     assert d.stable_step == pytest.approx(_rk4_real_boundary() / abs(fastest), rel=2e-3)
     assert f"RK4 needs dt < {d.stable_step:.2g} s" in str(info.value)
+
+
+@pytest.mark.parametrize("reference", ["world", "base"])
+def test_a_damped_joint_on_a_free_base_is_diagnosed_with_the_reduced_inertia(reference):
+    """Zero gravity, a floating base and one link turning about their common
+    z axis, both centres of mass on it: the base's z rotation and the joint
+    form ``M = [[I_b + I_l, I_l], [I_l, I_l]]``, ``D = diag(0, b)``, whose
+    modes are 0 and ``−b (I_b + I_l)/(I_b I_l)`` (the reduced inertia)."""
+    Ib, Il, b = 4e-3, 1e-3, 8.0
+    mb = ModelBuilder(floating_base=True, gravity=(0, 0, 0))
+    mb.add_body("base", None, None, np.eye(4),
+                se3.spatial_inertia(1.0, (0, 0, 0), np.diag([1e-2, 1e-2, Ib])))
+    mb.add_body("link", "base", Revolute(axis=(0, 0, 1), damping=b), np.eye(4),
+                se3.spatial_inertia(0.3, (0, 0, 0.1), np.diag([2e-3, 2e-3, Il])))
+    model = mb.build()
+    C0 = np.eye(4)
+    C0[:3, 3] = (0.5, -0.3, 1.0)
+    with pytest.raises(SimulationError, match="divergence bound") as info:
+        simulate(model, State(base_pose=C0, base_twist=np.zeros(6), q=[0.0], qd=[1.0]), 0.1,
+                 dt=1e-3, reference=reference)
+    d = info.value.diagnosis
+    assert d.eigenvalue == pytest.approx(-b * (Ib + Il) / (Ib * Il), rel=1e-6)
+    assert d.stable_step == pytest.approx(_rk4_real_boundary() * Ib * Il / (b * (Ib + Il)),
+                                          rel=1e-6)
