@@ -17,8 +17,6 @@ import liedyn
 from liedyn import (InputLimits, InputLimitWarning, ModelBuilder, Revolute, SimulationError,
                     State, se3, simulate)
 
-EPS = np.finfo(float).eps
-
 
 def _joint(effort=np.inf, damping=0.0, gravity=(0.0, 0.0, 0.0), izz=2e-3, mass=0.5,
            offset=0.0):
