@@ -21,7 +21,8 @@ from .algorithm.inverse import inverse_dynamics
 from .algorithm.kinematics import forward_kinematics
 from .parsers.urdf import URDFError, URDFWarning, load_urdf, parse_urdf
 from .parsers.mjcf import MJCFError, MJCFWarning, load_mjcf
-from .simulation import (ContactEvent, Inputs, SimulationError, State, Trajectory, project_state,
+from .simulation import (ContactEvent, Diagnosis, InputLimits, InputLimitWarning, Inputs,
+                         LimitViolation, SimulationError, State, Trajectory, project_state,
                          simulate)
 from .contact import (ConstrainedForwardDynamicsResult, ConstrainedInverseDynamicsResult,
                       ConstraintSet, Contact1D, Contact3D, Contact6D, JointStop,
@@ -54,6 +55,7 @@ __all__ = [
     "load_urdf", "parse_urdf", "URDFError", "URDFWarning",
     "load_mjcf", "MJCFError", "MJCFWarning",
     "simulate", "State", "Inputs", "Trajectory", "SimulationError", "project_state", "ContactEvent",
+    "InputLimits", "LimitViolation", "InputLimitWarning", "Diagnosis",
     "ConstraintSet", "Contact6D", "Contact3D", "Contact1D", "RollingContact", "JointStop",
     "constraint_jacobian",
     "constraint_error", "constraint_wrenches", "constrained_forward_dynamics",

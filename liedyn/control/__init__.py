@@ -15,6 +15,10 @@ relative degree ``ρ``. One step of the exact linearizing law is then
 3. one inverse-dynamics call of order ``ρ − 2`` returns ``τ^(ρ−2)`` and
    ``W₀^(ρ−2)``, which the actuator model turns into its input.
 
+The error then obeys the designed linear equation exactly when the law runs
+at every stage of :func:`liedyn.simulate`; held between samples
+(``control_rate``) it grows as ``1/rate`` (SPEC §11.6).
+
 Glossary
 --------
 ==================  ===============  ==========================================

@@ -597,6 +597,11 @@ class ElasticJointLaw(_Law):
     A floating base must be fully actuated: ``Ẅ₀`` has six independent
     components (the paper's tilted hexarotor), which a quadrotor cannot
     produce. Without ``allocation`` the law cannot check this.
+
+    The error obeys its designed equation when the law runs at every stage
+    of :func:`liedyn.simulate` (``control_rate`` unset); held between
+    samples the input lags and the error grows as ``1/rate`` (SPEC §11.6,
+    measured there for :class:`RotorLagLaw`).
     """
 
     relative_degree = 4
@@ -689,6 +694,12 @@ class RotorLagLaw(_Law):
     six wrench components (the paper's tilted hexarotor); a quadrotor's
     allocation is refused. For a fixed base only the torque-rate joints
     remain.
+
+    The error obeys its designed equation when the law runs at every stage
+    of :func:`liedyn.simulate` (``control_rate`` unset). Held between
+    samples it grows as ``1/rate`` (SPEC §11.6): on the aerial
+    manipulator's reference motion 1.3e-14 rad at every stage, 1.1e-4 rad
+    at 1 kHz, 2.2e-4 at 500 Hz, 1.0e-3 at 100 Hz.
 
     Parameters
     ----------

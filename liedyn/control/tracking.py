@@ -106,7 +106,8 @@ class FlatTrackingLaw:
     ``(f̈, M^B, τ)``, ``(4 + n,)``. :meth:`plant` applies the thrust
     ``f R e₃`` and ``M^B`` at the base and ``τ`` at the joints. The law is
     exact when it runs at every stage of the integrator (``control_rate``
-    unset); held between samples it is a sampled-data approximation.
+    unset); held between samples it is a sampled-data approximation whose
+    error grows as ``1/rate`` (SPEC §11.6).
 
     Near free fall (``f`` below :data:`THRUST_MIN_RATIO` ``m ‖g⃗‖``) the
     outputs' decoupling matrix is singular: :meth:`step` raises a

@@ -12,12 +12,19 @@
                    events located on the step, the switches
 ``modes``          those contacts in one set of modes: kinematics, the
                    held set, the forces and the sliding friction
+``limits``         inputs against their limits: :class:`InputLimits`,
+                   the report, the saturation
+``diagnosis``      the fastest mode of a diverged run and the step
+                   RK4 needs for it
 =================  ===================================================
 """
 
 from .constraints import project_state
+from .diagnosis import Diagnosis
 from .events import ContactEvent
+from .limits import InputLimits, InputLimitWarning, LimitViolation
 from .run import simulate
 from .state import Inputs, SimulationError, State, Trajectory
 
-__all__ = ["simulate", "ContactEvent", "State", "Inputs", "Trajectory", "SimulationError", "project_state"]
+__all__ = ["simulate", "ContactEvent", "State", "Inputs", "Trajectory", "SimulationError",
+           "project_state", "InputLimits", "LimitViolation", "InputLimitWarning", "Diagnosis"]

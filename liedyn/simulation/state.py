@@ -260,6 +260,10 @@ class Trajectory:
     stop_gap : (T, ns) or None
         With ``joint_stops``: ``s (q_j − limit)`` (rad or m, ``≥ 0`` inside
         the limits).
+    limits : tuple of LimitViolation or None
+        With ``limits``: one :class:`LimitViolation` per input that left
+        its limits (first and worst value, the bound), earliest first; empty
+        if none did (SPEC §10.3). ``None`` for a run without.
 
     With constraints the accelerations are those of
     :func:`liedyn.constrained_forward_dynamics`; the batch functions above
@@ -272,10 +276,10 @@ class Trajectory:
                  "steps", "rejected", "evaluations", "constraints", "force", "velocity_residual",
                  "position_residual", "projections", "events", "contact_names",
                  "contact_force", "contact_mode", "gap", "stop_names", "stop_force", "stop_mode",
-                 "stop_gap")
+                 "stop_gap", "limits")
     __setattr__ = _frozen_setattr
     _OPTIONAL = ("events", "contact_names", "contact_force", "contact_mode", "gap", "stop_names",
-                 "stop_force", "stop_mode", "stop_gap")
+                 "stop_force", "stop_mode", "stop_gap", "limits")
 
     def __init__(self, **fields):
         fields = {k: fields.get(k) if k in self._OPTIONAL else fields[k] for k in self.__slots__}
@@ -333,7 +337,9 @@ class Trajectory:
 class SimulationError(ValueError):
     """A simulation stopped: non-finite or diverging state, non-finite or
     malformed input, a step that is not positive or fell below the minimum,
-    or a failure of the dynamics.
+    or a failure of the dynamics. A diverging state is diagnosed: the
+    message names the fastest mode of the linearised dynamics at the last
+    sample and the step RK4 needs for it (SPEC §10.4).
 
     Attributes
     ----------
@@ -343,11 +349,16 @@ class SimulationError(ValueError):
         What was wrong (``"tau"``, ``"q̇[2]"``, ``"step"``, …).
     trajectory : Trajectory
         The samples up to the last completed step.
+    diagnosis : Diagnosis or None
+        For a diverging or non-finite state: the fastest mode of the
+        linearised dynamics at a good sample (SPEC §10.4), the state entry it moves
+        most and the largest stable RK4 step; ``None`` otherwise.
     """
 
-    def __init__(self, message, time, quantity, trajectory):
+    def __init__(self, message, time, quantity, trajectory, diagnosis=None):
         super().__init__(message)
         self.time = time
         self.quantity = quantity
         self.trajectory = trajectory
+        self.diagnosis = diagnosis
 
