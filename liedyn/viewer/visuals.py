@@ -20,7 +20,8 @@ followed first:
 * ``package://<package>/<path>``: inside the package's folder, given by
   ``package_dirs={"<package>": folder}``, or else the nearest folder called
   ``<package>`` above the URDF file (as a ROS package holds its URDF);
-* a relative path: inside ``mesh_root`` (default: the URDF file's folder);
+* a path relative to the URDF file's folder (to ``mesh_root`` for URDF
+  text): inside ``mesh_root`` (default: the URDF file's folder);
 * ``file://`` and absolute paths: inside ``mesh_root``, which must then be
   given.
 
@@ -171,7 +172,7 @@ def resolve_mesh_path(uri, urdf_dir, package_dirs=None, mesh_root=None, where="m
         root = mesh_root if mesh_root is not None else urdf_dir
         if root is None:
             raise ValueError(f"{where}: {uri!r}: a relative path in URDF text needs mesh_root")
-        path = os.path.join(root, uri)
+        path = os.path.join(urdf_dir if urdf_dir is not None else root, uri)
     if not _inside(path, root):
         raise ValueError(f"{where}: {uri!r} leads outside {os.fspath(root)!r}, the folder it "
                          f"is read in")
