@@ -191,8 +191,10 @@
     // contacts: points by mode, force arrows, event marks
     for (let c = 0; c < nc; c++) {
       const o = (k * nc + c) * 3, p = [cPoint[o], cPoint[o + 1], cPoint[o + 2]];
-      const r = 0.025 * size;
+      const r = 0.022 * size;
+      gl.disable(gl.DEPTH_TEST);                 // the point shows through its foot
       draw(shapes.sphere, placed(p, [0, 0, 1], r, r), MODE_COLOR[cMode[k * nc + c]] || MODE_COLOR[0], 1);
+      gl.enable(gl.DEPTH_TEST);
       const f = [cForce[o], cForce[o + 1], cForce[o + 2]], fn = Math.hypot(...f);
       if (fn * D.contacts.scale > 1e-3 * size) draw(shapes.arrow, placed(p, f, 0.3 * size, fn * D.contacts.scale), [0.85, 0.1, 0.45, 1], 1);
     }
