@@ -1,6 +1,6 @@
 """A 3-D viewer of a model's motion in the browser: robot geometry from its
 URDF or MJCF file, frames, contact points with force arrows and event marks,
-play/pause/scrub, exported as one self-contained HTML file.
+play/pause/scrub, exported as one self-contained HTML file::
 
     import liedyn as ld
     from liedyn import viewer
