@@ -100,7 +100,7 @@ def flight_page(loops, path, say):
     traj = ld.simulate(model, start, duration, dt=5e-3, controller=law, plant=law.plant,
                        progress=True)
     say(f"flight: simulated in {time.perf_counter() - t0:.1f} s, {len(traj)} samples")
-    anim = viewer.animation(model, traj, visuals=vis, frames=["base_link"], fps=100.0,
+    anim = viewer.animation(model, traj, visuals=vis, frames=["borinot__base_link"], fps=100.0,
                             title="Borinot flying a figure-eight (flatness-based tracking)")
     return anim, viewer.export_html(anim, path)
 

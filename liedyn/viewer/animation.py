@@ -210,6 +210,10 @@ def animation(model, trajectory=None, *, time=None, base_pose=None, q=None, visu
     shown = []
     for f in frames:
         if isinstance(f, str):
+            if ("frame", f) not in model._index:
+                raise ValueError(f"frames: the model has no frame {f!r}; its frames: "
+                                 f"{', '.join(map(repr, model.frame_names[:8]))}"
+                                 f"{' …' if model.n_frames > 8 else ''}")
             shown.append(model.frame_index(f))
         elif isinstance(f, (int, np.integer)) and not isinstance(f, bool) \
                 and 0 <= f < model.n_frames:

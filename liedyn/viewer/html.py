@@ -125,8 +125,8 @@ def _scene(anim):
                   f"orange sliding), force arrows 1 m = {fmax / (0.6 * size):.3g} N, "
                   f"{len(anim.events)} events (ticks on the timeline)"
                   if anim.contact_names else "") +
-                 "; drag to turn, shift-drag to pan, wheel to zoom; #t=0.3 in the address "
-                 "shows t = 0.3 s"),
+                 "; drag to turn, shift-drag to pan, wheel to zoom, space to play; "
+                 "#t=<seconds> after the address shows that time"),
     }
 
 

@@ -181,19 +181,15 @@ class _Collada:
         self.path = path
         self.ids = {el.get("id"): el for el in root.iter() if el.get("id") is not None}
         asset = next((el for el in root if _local(el.tag) == "asset"), None)
-        scale, up = 1.0, "Z_UP"
+        scale = 1.0
         for el in asset if asset is not None else ():
             if _local(el.tag) == "unit":
                 scale = float(el.get("meter", "1"))
-            elif _local(el.tag) == "up_axis":
-                up = (el.text or "").strip()
+        # <up_axis> is not applied: robot descriptions give meshes in link
+        # coordinates whatever the exporter wrote there (example-robot-data's
+        # Borinot meshes say Y_UP, and their raw coordinates are the ones
+        # that meet the URDF's joints), as ROS's tools read them.
         self.top = np.diag([scale, scale, scale, 1.0])
-        if up == "Y_UP":                              # y up → z up: +90° about x
-            self.top = self.top @ np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0],
-                                            [0, 0, 0, 1]], dtype=float)
-        elif up == "X_UP":                            # x up → z up: −90° about y
-            self.top = self.top @ np.array([[0, 0, -1, 0], [0, 1, 0, 0], [1, 0, 0, 0],
-                                            [0, 0, 0, 1]], dtype=float)
         self.root = root
 
     def parts(self):
