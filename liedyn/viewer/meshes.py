@@ -188,7 +188,7 @@ class _Collada:
         # <up_axis> is not applied: robot descriptions give meshes in link
         # coordinates whatever the exporter wrote there (example-robot-data's
         # Borinot meshes say Y_UP, and their raw coordinates are the ones
-        # that meet the URDF's joints), as ROS's tools read them.
+        # that meet the URDF's joints).
         self.top = np.diag([scale, scale, scale, 1.0])
         self.root = root
 
