@@ -1,7 +1,7 @@
 """Two motions as self-contained HTML pages (liedyn.viewer): the contact
 drop and the flatness flight.
 
-    python -m experiments.animations            # quick: 0.6 s drop, one 3.1 s loop
+    python -m experiments.animations            # quick: 0.6 s drop, one 3.1 s loop (period 2π / W)
     python -m experiments.animations --full     # 1.5 s drop, two loops
 
 * ``drop.html``: Go2 (example-robot-data's ``go2.urdf`` and its COLLADA
@@ -94,7 +94,7 @@ def flight_page(loops, path, say):
                                   yaw_poles=(-4.0, -5.0), joint_poles=(-5.0, -6.0))
     on = law.state_on(0.0)
     start = law.state_on(0.0, base_position=on.base_pose[:3, 3] + [0.05, -0.03, 0.02])
-    duration = loops * np.pi / W                 # the figure-eight's period: π / W
+    duration = loops * 2.0 * np.pi / W           # the figure-eight's period: 2π / W
     say(f"flight: Borinot on a figure-eight, {duration:.2f} s at dt = 5 ms …")
     t0 = time.perf_counter()
     traj = ld.simulate(model, start, duration, dt=5e-3, controller=law, plant=law.plant,
