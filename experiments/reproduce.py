@@ -96,6 +96,8 @@ STUDIES = (
      False),
     ("bench_contact_sim", "simulation with contact events: cost against the feet held, per "
                           "located event, real-time factor (Solo-12, Go2)", False),
+    ("animations", "the viewer: the Go2 contact drop and Borinot's flatness flight as "
+                   "self-contained HTML pages", False),
     ("monte_carlo", "Monte-Carlo on Dask: elastic-joint law under model errors, scaling, "
                     "per-task overhead", False),
     ("bench_symbolic", "symbolic functions: graph size, generated C against the authors' C++, "

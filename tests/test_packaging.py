@@ -103,7 +103,7 @@ def test_sdist_holds_the_sources_tests_and_spec(dist):
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
     for f in ("pyproject.toml", "README.md", "LICENSE", "CITATION.cff", "docs/SPEC.md",
               "docs/conf.py", "docs/tutorial.rst", "docs/tutorial/contacts.rst",
-              "docs/_static/liedyn.css", "liedyn/__init__.py",
+              "docs/_static/liedyn.css", "liedyn/__init__.py", "liedyn/viewer/page.js",
               "models/aerial_manipulator.py", "experiments/reproduce.py", "tests/test_packaging.py"):
         assert f in names, f
 
@@ -117,7 +117,8 @@ def test_wheel_holds_only_the_library(wheel):
     assert tops == {"liedyn", info.split("/")[0]}, tops
     assert {"liedyn/__init__.py", "liedyn/baselines/casadi_ad.py", "liedyn/examples/__init__.py",
             "liedyn/examples/aerial_manipulator.py",
-            "liedyn/examples/reference_motion.py"} <= set(names)
+            "liedyn/examples/reference_motion.py",
+            "liedyn/viewer/page.js"} <= set(names)        # the viewer's script, package data
     # the licence travels with the wheel (license-files in pyproject.toml)
     dist_info = info.split("/")[0]
     assert f"{dist_info}/licenses/LICENSE" in names, [n for n in names if "LICENSE" in n]
@@ -126,7 +127,7 @@ def test_wheel_holds_only_the_library(wheel):
     core = sorted(req.split(">")[0].split("<")[0].split("=")[0].strip()
                   for req in meta.get_all("Requires-Dist") if "extra ==" not in req)
     assert core == ["numba", "numpy"], core
-    assert {"casadi", "pin", "experiments"} <= set(meta.get_all("Provides-Extra"))
+    assert {"casadi", "pin", "experiments", "viewer"} <= set(meta.get_all("Provides-Extra"))
 
 
 def test_installed_wheel_runs_outside_the_repository(wheel, tmp_path):
