@@ -8,7 +8,7 @@ from .multibody.model import Model, ModelBuilder, Prismatic, Revolute, check_ine
 from .multibody.results import (ForwardDynamicsResult, HybridDynamicsResult,
                                 InverseDynamicsResult, KinematicsResult)
 from .multibody.workspace import Workspace
-from .algorithm.batch import forward_dynamics_batch, inverse_dynamics_batch
+from ._routes import forward_dynamics_batch, inverse_dynamics_batch
 from .algorithm.centroidal import CentroidalResult, centroidal, centroidal_momentum_matrix
 from .algorithm.closed_form import (ClosedFormJets, closed_form_inverse_dynamics,
                                     closed_form_jets, coriolis_matrix, damping_matrix,

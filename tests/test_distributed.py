@@ -476,3 +476,28 @@ def test_a_constraint_set_survives_pickling():
     f1 = ld.constrained_forward_dynamics(model, cs, *args, **kw)
     f2 = ld.constrained_forward_dynamics(back.model, back, *args, **kw)
     assert _same(f1.force, f2.force) and _same(f1.q, f2.q)
+
+
+
+@needs_dask
+def test_the_compiled_batch_layer_refuses_dask_arrays_the_public_one_routes_them():
+    """``algorithm.batch`` sits below ``distributed`` and does not import it: a
+    Dask array there would be computed whole by ``np.asarray``, so it is
+    refused; ``liedyn.inverse_dynamics_batch`` routes it to the Dask batch."""
+    import dask.array as da
+
+    from liedyn.algorithm import batch as core
+    from liedyn.examples import aerial_manipulator
+    model = aerial_manipulator()
+    rng = np.random.default_rng(2)
+    B, n = 6, model.n_joints
+    C, V, q = _motion(model, B, 0, rng)
+    with pytest.raises(TypeError, match="Dask array.*liedyn.inverse_dynamics_batch"):
+        core.inverse_dynamics_batch(model, C, V, da.from_array(q, chunks=(3, 4, n)), 0)
+    with pytest.raises(TypeError, match="Dask array"):
+        core.forward_dynamics_batch(model, C, V, q, 0, tau=da.zeros((B, 1, n), chunks=3),
+                                    base_wrench=np.zeros((B, 1, 6)))
+    lazy = ld.inverse_dynamics_batch(model, C, V, da.from_array(q, chunks=(3, 4, n)), 0)
+    assert isinstance(lazy.tau, da.Array)
+    ref = np.array([ld.inverse_dynamics(model, C[b], V[b], q[b], 0).tau for b in range(B)])
+    np.testing.assert_allclose(lazy.tau.compute(), ref, rtol=1e-12, atol=1e-9)

@@ -26,6 +26,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -603,3 +604,91 @@ def test_compile_ahead_fills_the_cache(tmp_path):
     assert used.returncode == 0, used.stderr[-3000:]
     assert NOTICE not in used.stderr, used.stderr
     assert max(map(float, used.stdout.split())) < 1e-6, used.stdout   # a round trip, sanity
+
+
+# The trust rules seen by an ordinary user: root's folders may be passed
+# through but not used, another user's are refused, a sticky shared folder is
+# trusted only above the user's own. Run as root, the child drops to the
+# unprivileged uid NOBODY after importing what it needs (the interpreter may
+# live where that uid cannot read), then loads liedyn/_jit.py from the
+# checkout and walks folders made for it; run by an ordinary user, it runs as
+# that user with folders the test made, which cannot include another user's.
+NOBODY, SOMEONE = 65534, 65533
+NON_ROOT_CHILD = textwrap.dedent("""
+    import errno, hashlib, hmac, importlib.util, inspect, itertools, json, os, pickle, re
+    import secrets, shutil, stat, sys, tempfile, time, warnings
+    from pathlib import Path
+    import numba
+    from numba.core import caching, compiler, dispatcher, serialize
+    root, base = sys.argv[1], sys.argv[2]
+    if os.getuid() == 0:
+        os.setgroups([])
+        os.setgid(int(sys.argv[3]))
+        os.setuid(int(sys.argv[3]))
+    spec = importlib.util.spec_from_file_location("jit_under_test",
+                                                  os.path.join(root, "liedyn", "_jit.py"))
+    jit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(jit)
+    out = {"uid": os.getuid(), "module_uid": jit._UID, "walk": {}}
+    for name in ("mine", "root_owned", "other/inner", "sticky/mine", "open/mine"):
+        try:
+            fd, _ = jit._walk(os.path.join(base, name))
+            os.close(fd)
+            out["walk"][name] = "trusted"
+        except jit._Refused as exc:
+            out["walk"][name] = "refused: " + str(exc)
+        except OSError as exc:
+            out["walk"][name] = "error: " + repr(exc)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        folder = jit.cache_folder()
+    st = os.stat(os.path.dirname(folder))
+    out.update(folder=folder, top_uid=st.st_uid, top_mode=stat.S_IMODE(st.st_mode),
+               warnings=[str(w.message) for w in caught])
+    print(json.dumps(out))
+""")
+
+
+def test_trust_rules_hold_for_an_unprivileged_user():
+    import json
+    base = Path(tempfile.mkdtemp(prefix="liedyn-nonroot-"))
+    try:
+        os.chmod(base, 0o755)
+        uid = NOBODY if UID == 0 else UID
+        if UID == 0:           # in the sticky /tmp, a folder not the user's is refused
+            os.chown(base, uid, uid)
+        for name, mode in (("mine", 0o700), ("root_owned", 0o755), ("other", 0o755),
+                           ("other/inner", 0o700), ("sticky", 0o1777), ("sticky/mine", 0o700),
+                           ("open", 0o777), ("open/mine", 0o700)):
+            (base / name).mkdir()
+            os.chmod(base / name, mode)
+        for name in ("mine", "other/inner", "sticky/mine", "open/mine"):
+            if UID == 0:
+                os.chown(base / name, uid, uid)
+        if UID == 0:
+            os.chown(base / "other", SOMEONE, SOMEONE)
+        env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR",)}
+        (base / "no_home").write_text("")       # a file: ~/.cache cannot be made
+        env.update(XDG_CACHE_HOME=str(base / "open" / "mine"), TMPDIR=str(base / "sticky"),
+                   HOME=str(base / "no_home"))
+        out = subprocess.run([sys.executable, "-c", NON_ROOT_CHILD, str(ROOT), str(base),
+                              str(uid)], capture_output=True, text=True, env=env,
+                             timeout=300, cwd=str(base))
+        assert out.returncode == 0, out.stderr[-3000:]
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert got["uid"] == got["module_uid"] == uid != 0
+    walk = got["walk"]
+    assert walk["mine"] == "trusted"                  # root's / and sticky /tmp are passed
+    assert walk["sticky/mine"] == "trusted"           # a sticky shared folder above one's own
+    assert walk["open/mine"].startswith("refused") and "writable by other users" in walk["open/mine"]
+    if UID == 0:      # folders that are not the unprivileged user's own
+        assert walk["root_owned"].startswith("refused") and "belongs to uid 0" in walk["root_owned"]
+        assert walk["other/inner"].startswith("refused") and f"uid {SOMEONE}" in walk["other/inner"]
+    # XDG_CACHE_HOME refused (a folder others can write above it), ~/.cache
+    # not creatable: the private folder in the sticky temporary folder, the user's.
+    assert got["folder"].startswith(str(base / "sticky" / f"liedyn-kernels-{uid}") + os.sep)
+    assert got["top_uid"] == uid and got["top_mode"] == 0o700
+    assert any(str(base / "open") in w and "writable by other users" in w
+               for w in got["warnings"]), got["warnings"]

@@ -226,10 +226,20 @@ def _sample(x, b):
     return a if a.ndim == 2 else a[b]
 
 
-def _lazy(*args):
+def lazy(*args):
     """Whether any argument is a Dask array (told by its type's module, so
     that Dask is not imported here)."""
     return any(type(a).__module__.startswith("dask.") for a in args if a is not None)
+
+
+def _refuse_lazy(*args):
+    """A Dask array handed to the compiled batch would be computed whole by
+    ``np.asarray``; the public functions route it to ``liedyn.distributed``
+    (:mod:`liedyn._routes`), this layer below it does not."""
+    if lazy(*args):
+        raise TypeError("a Dask array: liedyn.algorithm.batch takes NumPy arrays; call "
+                        "liedyn.inverse_dynamics_batch / liedyn.forward_dynamics_batch (or "
+                        "liedyn.distributed.batch), which compute Dask arrays chunk by chunk")
 
 
 def _workspace(model, r, workspace, B):
@@ -274,15 +284,14 @@ def inverse_dynamics_batch(model, base_pose, base_twist, q, order, *, applied=No
 
     Notes
     -----
-    Given a Dask array for ``base_pose``, ``base_twist``, ``q`` or
-    ``applied``, returns the result of
+    Called as ``liedyn.inverse_dynamics_batch``, a Dask array for
+    ``base_pose``, ``base_twist``, ``q`` or ``applied`` returns the result of
     :func:`liedyn.distributed.batch.inverse_dynamics_batch`: Dask arrays,
-    computed chunk by chunk.
+    computed chunk by chunk. Called as
+    ``liedyn.algorithm.batch.inverse_dynamics_batch`` (which does not import
+    Dask), it raises ``TypeError``.
     """
-    if _lazy(base_pose, base_twist, q, applied):
-        from ..distributed.batch import inverse_dynamics_batch as lazy
-        return lazy(model, base_pose, base_twist, q, order, applied=applied, workspace=workspace,
-                    threads=threads, reference=reference)
+    _refuse_lazy(base_pose, base_twist, q, applied)
     r = check_model_order(model, order)
     B, C0, Vb, qj = _batch_motion(model, base_pose, base_twist, q, r + 2, r + 3)
     Wa = _batch_applied(model, applied, r + 1, B)
@@ -334,14 +343,14 @@ def forward_dynamics_batch(model, base_pose, base_twist, q, order, *, tau, base_
 
     Notes
     -----
-    Given a Dask array for any per-sample argument, returns the result of
+    Called as ``liedyn.forward_dynamics_batch``, a Dask array for any
+    per-sample argument returns the result of
     :func:`liedyn.distributed.batch.forward_dynamics_batch`: Dask arrays,
-    computed chunk by chunk.
+    computed chunk by chunk. Called as
+    ``liedyn.algorithm.batch.forward_dynamics_batch`` (which does not import
+    Dask), it raises ``TypeError``.
     """
-    if _lazy(base_pose, base_twist, q, tau, base_wrench, applied):
-        from ..distributed.batch import forward_dynamics_batch as lazy
-        return lazy(model, base_pose, base_twist, q, order, tau=tau, base_wrench=base_wrench,
-                    applied=applied, workspace=workspace, threads=threads, reference=reference)
+    _refuse_lazy(base_pose, base_twist, q, tau, base_wrench, applied)
     r = check_model_order(model, order)
     n = model.n_joints
     B, C0, V0, q0 = _batch_motion(model, base_pose, base_twist, q, 1, 2)

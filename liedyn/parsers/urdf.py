@@ -121,6 +121,7 @@ warning name the file and element.
 """
 
 import gc
+import itertools
 import math
 import os
 import re
@@ -669,12 +670,14 @@ _SHOWN = 8
 _LISTED = 20
 
 
-def _some(names):
+def _some(names, count=None):
     """The first ``_SHOWN`` of ``names``, quoted and comma-separated, then
-    the count when there are more."""
-    names = list(names)
+    the count when there are more. ``count``: how many ``names`` holds, when
+    it is an iterator that should not be run to its end."""
+    names = list(names) if count is None else list(itertools.islice(names, _SHOWN + 1))
+    count = len(names) if count is None else count
     shown = ", ".join(map(repr, names[:_SHOWN]))
-    return shown if len(names) <= _SHOWN else f"{shown}, … ({len(names)} in all)"
+    return shown if count <= _SHOWN else f"{shown}, … ({count} in all)"
 
 
 def _listing(issue, items, hints=(), indent=_INDENT):
@@ -730,17 +733,18 @@ def _tree(rd, links, joints, root):
         name = stack.pop()
         reached.add(name)
         stack.extend(j.child for j in children[name])
-    for l in links if len(reached) < len(link_names) else ():
-        if l.name not in reached:
-            seen, name = {}, l.name                  # link -> its place on the walk up
-            while name not in seen:
-                seen[name] = len(seen)
-                name = parent_joint[name].parent
-            cycle = list(seen)[seen[name]:]
-            rd.fail(f"joint {parent_joint[cycle[0]].name!r}",
-                    "closes a cycle through joints "
-                    + _some(parent_joint[c].name for c in reversed(cycle))
-                    + " (closed loops are not supported)")
+    if len(reached) < len(link_names):
+        name = next(l.name for l in links if l.name not in reached)   # the first, in file order
+        seen = {}                                    # link -> its place on the walk up
+        while name not in seen:
+            seen[name] = len(seen)
+            name = parent_joint[name].parent
+        n_cycle = len(seen) - seen[name]             # the walk's last links, back to `name`
+        rd.fail(f"joint {parent_joint[name].name!r}",
+                "closes a cycle through joints "
+                + _some((parent_joint[c].name for c in itertools.islice(reversed(seen), n_cycle)),
+                        n_cycle)
+                + " (closed loops are not supported)")
     if root is None:
         if len(roots) > 1:
             rd.fail("<robot>", f"{len(roots)} root links (links that are no joint's child): "
