@@ -15,8 +15,9 @@ Each row is one function (``liedyn.symbolic``) generated as C and compiled
 * ``predicted_s`` (:func:`liedyn.symbolic.predict_compile`, before
   compiling), ``cc_s`` (wall) and ``cc_cpu_s`` (the compiler's CPU time,
   which the load of a shared machine inflates less than the wall time);
-* ``run_us``: median µs per call from C (the harness of
-  :func:`liedyn.symbolic.build_timer`, no Python in the loop);
+* ``run_us``, ``run_min_us``: median and smallest of the samples' µs per
+  call from C (the harness of :func:`liedyn.symbolic.build_timer`, no
+  Python in the loop; on a loaded machine the smallest is the steadier);
 * ``error``: largest relative error against the compiled kernels
   (``liedyn.inverse_dynamics``) for the dynamics, against CasADi's
   evaluation of the flat graph's Jacobian for Jacobians;
@@ -56,8 +57,8 @@ from ._bench import ROOT, open_table, parser
 from ._timing import LOAD_FIELDS, load_columns, machine_load
 
 FIELDS = ["robot", "N", "what", "r", "structure", "directions", "flags", "compiler", "c_bytes",
-          "largest_fn_bytes", "gen_s", "predicted_s", "cc_s", "cc_cpu_s", "run_us", "error",
-          "target_s", "met", *LOAD_FIELDS]
+          "largest_fn_bytes", "gen_s", "predicted_s", "cc_s", "cc_cpu_s", "run_us", "run_min_us",
+          "error", "target_s", "met", *LOAD_FIELDS]
 KEY = ["robot", "what", "r", "structure", "directions", "flags"]
 TARGETS = {("go2", "jacobian", 1): 60.0, ("tree101", "inverse", 5): 600.0}
 
@@ -125,7 +126,7 @@ def measure(table, case, workdir, cc_name, samples):
     row.update(cc_s=cc_s, cc_cpu_s=(c1.ru_utime + c1.ru_stime) - (c0.ru_utime + c0.ru_stime),
                **load_columns(before, machine_load()))
     outs, times = codegen.run_timer(f, exe, ins, samples=samples)
-    row["run_us"] = float(np.median(times))
+    row.update(run_us=float(np.median(times)), run_min_us=float(np.min(times)))
     if what == "inverse":
         inv = liedyn.inverse_dynamics(model, C0, V, q, r)
         row["error"] = max(_rel(outs["tau"], inv.tau), _rel(outs["base_wrench"], inv.base_wrench))
@@ -138,7 +139,8 @@ def measure(table, case, workdir, cc_name, samples):
         row.update(target_s=target, met="yes" if cc_s <= target else "no")
     table.add(**row)
     print(f"    compiled in {cc_s:.1f} s (compiler CPU {row['cc_cpu_s']:.1f} s, load "
-          f"{before['load1']:.1f}), {row['run_us']:.2f} µs per call, error "
+          f"{before['load1']:.1f}), {row['run_us']:.2f} µs per call (smallest sample "
+          f"{row['run_min_us']:.2f}), error "
           f"{row['error']:.1e}" + (f"; target ≤ {target:.0f} s: {row['met']}" if target else ""),
           flush=True)
 
