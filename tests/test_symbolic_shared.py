@@ -200,3 +200,23 @@ def test_compiled_shared_function_equals_kernels_and_casadi(tmp_path):
     """, timeout=600)
     e_f, e_kernels, e_J = (float(x) for x in out.split())
     assert e_f <= REL and e_kernels <= REL and e_J <= REL, out
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_timer_returns_sparse_outputs_whole(tmp_path):
+    """A flat Jacobian's outputs are sparse: the timing program writes their
+    nonzeros, and run_timer returns them as the dense matrices CasADi's
+    evaluation gives (it used to refuse them: "cannot reshape")."""
+    rng = np.random.default_rng(76)
+    model = random_tree(rng, 4, floating_base=True)
+    f = lds.inverse_dynamics_function(model, 1)
+    J = lds.jacobian_function(f, ("tau", "base_wrench"), ("q", "base_twist"))
+    assert any(J.sparsity_out(k).nnz() < J.numel_out(k) for k in J.name_out())
+    ins = dict(base_pose=se3.exp(rng.normal(size=6)), base_twist=rng.normal(size=(3, 6)),
+               q=rng.normal(size=(4, model.n_joints)))
+    exe, _, _ = lds.build_timer(J, tmp_path, flags=("-O0",))
+    outs, _ = lds.run_timer(J, exe, ins, samples=1, calls=1)
+    ref = _num(J(**ins))
+    for k in ref:
+        assert outs[k].shape == ref[k].shape
+        assert np.max(np.abs(outs[k] - ref[k])) <= REL * (1 + np.max(np.abs(ref[k]))), k

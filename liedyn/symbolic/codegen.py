@@ -347,7 +347,9 @@ def _count(x, name, minimum):
 
 def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
     """Run a program of :func:`build_timer` on ``inputs`` (arrays by input
-    name). Returns ``(outputs by name as arrays, per-call µs of each sample)``."""
+    name). Returns ``(outputs by name as dense arrays, per-call µs of each
+    sample)``; a sparse output (a Jacobian's) is written by the program as
+    its nonzeros and returned with its zeros filled in."""
     samples, calls = _count(samples, "samples", 1), _count(calls, "calls", 0)
     d = _private_directory(directory or Path(exe).parent)
     packed = _pack_inputs(f, inputs)
@@ -361,10 +363,10 @@ def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
                                f"{res.stderr[-1000:]}")
         flat = np.fromfile(fout, dtype=float)
     outs, at = {}, 0
-    for name in f.name_out():
-        shape = f.size_out(name)
-        k = shape[0] * shape[1]
-        outs[name] = flat[at:at + k].reshape(shape, order="F")
+    for name in f.name_out():                  # the nonzeros of each output, in order
+        sp = f.sparsity_out(name)
+        k = sp.nnz()
+        outs[name] = np.asarray(ca.DM(sp, flat[at:at + k]).full())
         at += k
     times = np.array([float(x) for x in res.stdout.split()])
     return outs, times
