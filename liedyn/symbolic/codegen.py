@@ -109,11 +109,14 @@ def predict_compile(source, flags=FLAGS):
 def _warn_if_long(src, flags, warn_after):
     est = predict_compile(src, flags)
     if est.seconds > warn_after:
-        hint = (" (structure='shared' builds the function from shared steps; a lower "
-                "optimisation level such as -O1 compiles faster)")
+        lower = [(f"-O{lv}", predict_compile(src, (f"-O{lv}",)).seconds)
+                 for lv in ("0", "1") if lv < est.level]
+        hint = ("; structure='shared' builds the function from shared steps (C of their "
+                "size, not the graph's)" + "".join(f"; {fl} is predicted {t:.0f} s"
+                                                   for fl, t in lower))
         warnings.warn(f"compiling {src.name} ({est.bytes / 1e6:.2f} MB of C, largest function "
                       f"{est.largest_function / 1e6:.2f} MB) with -O{est.level}: predicted "
-                      f"{est.seconds:.0f} s of compiler time{hint}", LongCompileWarning,
+                      f"{est.seconds:.0f} s of compiler CPU time{hint}", LongCompileWarning,
                       stacklevel=3)
     return est
 
