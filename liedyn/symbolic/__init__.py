@@ -14,8 +14,10 @@ from .functions import (forward_dynamics_function, hybrid_dynamics_function,
                         inverse_dynamics_function, se3_exp)
 from ._checked import CheckedFunction
 from .derivatives import jacobian_function, jacobians
-from .codegen import build_timer, compile_c, compile_function, generate_c, run_timer, time_c
+from .codegen import (CompileEstimate, LongCompileWarning, build_timer, compile_c,
+                      compile_function, generate_c, predict_compile, run_timer, time_c)
 
 __all__ = ["inverse_dynamics_function", "forward_dynamics_function", "hybrid_dynamics_function",
            "se3_exp", "CheckedFunction", "jacobian_function", "jacobians",
-           "generate_c", "compile_c", "compile_function", "build_timer", "run_timer", "time_c"]
+           "generate_c", "compile_c", "compile_function", "build_timer", "run_timer", "time_c",
+           "predict_compile", "CompileEstimate", "LongCompileWarning"]

@@ -15,6 +15,14 @@ The generated code is CasADi's: plain C99, no dependency, one entry point
 compiled into any program; :func:`compile_function` builds a shared library
 and loads it with ``casadi.external``.
 
+Compile time grows with the C: about linearly in its size, and faster than
+linearly in the size of its largest function at ``-O1`` and above (one
+flattened graph is one function). Before running the compiler every
+function here predicts the compiler's time from the generated file
+(:func:`predict_compile`) and, when it exceeds ``warn_after`` seconds, issues
+a :class:`LongCompileWarning` with the size and the predicted time, and what
+makes it shorter (``structure="shared"``, a lower optimisation level).
+
 The files are code that is compiled and loaded, so every function here
 refuses (``ValueError`` naming ``directory``) a directory that is not the
 user's or that another user can write to, or with such a folder above it
@@ -25,12 +33,15 @@ the same directory and renamed.
 """
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,6 +53,81 @@ from ._checked import CheckedFunction, check_numeric_inputs
 # -O2 rather than -O3: the generated functions are long straight-line code,
 # where -O3 mostly adds compile time.
 FLAGS = ("-O2", "-march=native", "-fno-math-errno")
+
+# Compiler CPU seconds per MB of generated C by optimisation level: a
+# function of s MB costs RATE · s · (1 + s / SCALE). Fitted to gcc 12.2
+# (x86-64, -march=native) on CasADi's C of the recursions and their
+# Jacobians, from 60 kB to 6 MB, flat and shared (SPEC §15.4 has the
+# measurements); another compiler or machine differs by a factor, which is
+# all a warning needs.
+COMPILE_RATE = {"0": 3.5, "1": 18.0, "2": 20.0, "3": 22.0, "s": 18.0}
+COMPILE_SCALE = {"0": 30.0, "1": 0.6, "2": 0.23, "3": 0.23, "s": 0.4}
+WARN_AFTER = 30.0
+
+
+class LongCompileWarning(UserWarning):
+    """A compile predicted to take longer than ``warn_after`` seconds."""
+
+
+class CompileEstimate(NamedTuple):
+    """:func:`predict_compile`'s result."""
+    bytes: int                 # size of the C file
+    largest_function: int      # bytes of its largest function
+    level: str                 # the optimisation level it was predicted for ("0", "1", "2", ...)
+    seconds: float             # predicted compiler CPU time
+
+
+def _level(flags):
+    """The optimisation level of ``flags`` (the last ``-O…``; ``"0"`` without one)."""
+    level = "0"
+    for f in flags:
+        if isinstance(f, str) and f.startswith("-O"):
+            level = f[2:] or "1"
+    return level if level in COMPILE_RATE else "2"
+
+
+def _function_sizes(text):
+    """Bytes of each top-level definition of CasADi's C (split after each ``\n}\n``)."""
+    ends = [m.end() for m in re.finditer(r"\n}\n", text)]
+    starts = [0] + ends[:-1]
+    return [e - s for s, e in zip(starts, ends)] or [len(text)]
+
+
+def predict_compile(source, flags=FLAGS):
+    """Predicted compiler CPU time of the C file ``source`` with ``flags``:
+    ``Σ RATE · s · (1 + s / SCALE)`` over its functions (``s`` in MB; the
+    constants ``COMPILE_RATE``, ``COMPILE_SCALE`` of the module, by
+    optimisation level). Returns a :class:`CompileEstimate`."""
+    text = Path(source).read_text()
+    level = _level(flags)
+    rate, scale = COMPILE_RATE[level], COMPILE_SCALE[level]
+    sizes = _function_sizes(text)
+    seconds = sum(rate * (b / 1e6) * (1 + b / 1e6 / scale) for b in sizes)
+    return CompileEstimate(len(text.encode()), max(sizes), level, seconds)
+
+
+def _warn_if_long(src, flags, warn_after):
+    est = predict_compile(src, flags)
+    if est.seconds > warn_after:
+        lower = [(f"-O{lv}", predict_compile(src, (f"-O{lv}",)).seconds)
+                 for lv in ("0", "1") if lv < est.level]
+        hint = ("; structure='shared' builds the function from shared steps (C of their "
+                "size, not the graph's)" + "".join(f"; {fl} is predicted {t:.0f} s"
+                                                   for fl, t in lower))
+        warnings.warn(f"compiling {src.name} ({est.bytes / 1e6:.2f} MB of C, largest function "
+                      f"{est.largest_function / 1e6:.2f} MB) with -O{est.level}: predicted "
+                      f"{est.seconds:.0f} s of compiler CPU time{hint}", LongCompileWarning,
+                      stacklevel=3)
+    return est
+
+
+def _warn_after(x):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
+                                                             np.floating)):
+        raise TypeError(f"warn_after: expected a number of seconds, got {type(x).__name__}")
+    if not x >= 0:
+        raise ValueError(f"warn_after: expected seconds ≥ 0, got {x}")
+    return float(x)
 
 
 def _compiler(compiler):
@@ -120,22 +206,27 @@ def _compile(cmd, src, out):
     return _replace_from(tmp, out)
 
 
-def compile_c(f, directory, *, compiler=None, flags=FLAGS):
+def compile_c(f, directory, *, compiler=None, flags=FLAGS, warn_after=WARN_AFTER):
     """Generate ``f``'s C code and compile it into ``directory/NAME.so``;
-    returns ``(path, seconds of code generation, seconds of compilation)``."""
+    returns ``(path, seconds of code generation, seconds of compilation)``.
+    A :class:`LongCompileWarning` first when the compile is predicted to
+    take more than ``warn_after`` seconds."""
     cc = _compiler(compiler)
+    warn_after = _warn_after(warn_after)
     t0 = time.perf_counter()
     src = generate_c(f, directory)
+    _warn_if_long(src, flags, warn_after)
     t1 = time.perf_counter()
     so = _compile([*cc, *flags, "-fPIC", "-shared", str(src)], src, src.with_suffix(".so"))
     return so, t1 - t0, time.perf_counter() - t1
 
 
-def compile_function(f, directory, *, compiler=None, flags=FLAGS):
+def compile_function(f, directory, *, compiler=None, flags=FLAGS, warn_after=WARN_AFTER):
     """``f`` as generated C, compiled and loaded (``casadi.external``): a
     ``casadi.Function`` with the same inputs and outputs, whose numeric calls
-    check their inputs' shapes (:class:`CheckedFunction`)."""
-    so, _, _ = compile_c(f, directory, compiler=compiler, flags=flags)
+    check their inputs' shapes (:class:`CheckedFunction`). Warns as
+    :func:`compile_c`."""
+    so, _, _ = compile_c(f, directory, compiler=compiler, flags=flags, warn_after=warn_after)
     return CheckedFunction(ca.external(f.name(), str(so)))
 
 
@@ -216,14 +307,16 @@ int main(int argc, char** argv) {
 """
 
 
-def build_timer(f, directory, *, compiler=None, flags=FLAGS):
+def build_timer(f, directory, *, compiler=None, flags=FLAGS, warn_after=WARN_AFTER):
     """Compile ``f``'s generated C together with a small C timing program
     into ``directory/NAME_timer``; returns ``(path, seconds of code generation,
     seconds of compilation)``. Run it as ``NAME_timer IN OUT SAMPLES CALLS``
-    (see :func:`time_c`)."""
+    (see :func:`time_c`). Warns as :func:`compile_c`."""
     cc = _compiler(compiler)
+    warn_after = _warn_after(warn_after)
     t0 = time.perf_counter()
     src = generate_c(f, directory)
+    _warn_if_long(src, flags, warn_after)
     t1 = time.perf_counter()
     main = src.with_name(f"{f.name()}_timer.c")
     tmp = _temporary_name(main)
@@ -257,7 +350,9 @@ def _count(x, name, minimum):
 
 def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
     """Run a program of :func:`build_timer` on ``inputs`` (arrays by input
-    name). Returns ``(outputs by name as arrays, per-call µs of each sample)``."""
+    name). Returns ``(outputs by name as dense arrays, per-call µs of each
+    sample)``; a sparse output (a Jacobian's) is written by the program as
+    its nonzeros and returned with its zeros filled in."""
     samples, calls = _count(samples, "samples", 1), _count(calls, "calls", 0)
     d = _private_directory(directory or Path(exe).parent)
     packed = _pack_inputs(f, inputs)
@@ -271,10 +366,10 @@ def run_timer(f, exe, inputs, samples=1, calls=0, directory=None):
                                f"{res.stderr[-1000:]}")
         flat = np.fromfile(fout, dtype=float)
     outs, at = {}, 0
-    for name in f.name_out():
-        shape = f.size_out(name)
-        k = shape[0] * shape[1]
-        outs[name] = flat[at:at + k].reshape(shape, order="F")
+    for name in f.name_out():                  # the nonzeros of each output, in order
+        sp = f.sparsity_out(name)
+        k = sp.nnz()
+        outs[name] = np.asarray(ca.DM(sp, flat[at:at + k]).full())
         at += k
     times = np.array([float(x) for x in res.stdout.split()])
     return outs, times

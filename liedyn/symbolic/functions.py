@@ -21,6 +21,16 @@ input              shape                   meaning
                                            numeric ``(r+1, N, 6)``)
 =================  ======================  ===========================================
 
+**Structure.** ``structure="flat"`` (the default) inlines every per-body
+step into one SX expression graph: CasADi folds the model's zeros and ones
+and merges repeats, the fastest evaluation and generated C, but the C grows
+with the whole graph (Go2's order-1 Jacobian: megabytes, minutes of
+``gcc``). ``structure="shared"`` builds an MX graph in which each step
+(:mod:`liedyn.symbolic._steps`, one per kind of body and order) stays a
+function call: the generated C has each step once and a call per body, so
+its size grows with the number of distinct steps, not with ``N`` (SPEC
+§15.4).
+
 The functions are CasADi functions (:class:`CheckedFunction`): evaluate
 them with numbers, call them with ``SX``/``MX`` symbols inside an
 optimisation problem, differentiate them
@@ -32,6 +42,8 @@ unlike the numeric kernels, they do not check their inputs' values: a
 singular articulated pivot gives ``inf``/``NaN``, a pose that is not a rigid
 transform is used as given.
 """
+
+from functools import lru_cache
 
 import numpy as np
 
@@ -46,13 +58,16 @@ from ._steps import SX, rows, stack
 
 POSES = ("matrix", "minimal")
 REFERENCES = ("world", "base")
+STRUCTURES = ("flat", "shared")
 
 
 # ------------------------------------------------------------------ inputs --
 
-def _options(model, order, pose, reference, applied):
+def _options(model, order, pose, reference, applied, structure="flat"):
     check_model(model)
     r = check_order(order)
+    if structure not in STRUCTURES:
+        raise ValueError(f"structure: expected one of {STRUCTURES}, got {structure!r}")
     if pose not in POSES:
         raise ValueError(f"pose: expected one of {POSES}, got {pose!r}")
     if reference not in REFERENCES:
@@ -93,14 +108,23 @@ def se3_exp(xi):
     return ca.vertcat(ca.horzcat(R, p), ca.horzcat(SX.zeros(1, 3), SX(1)))
 
 
-class _Inputs:
-    """The named symbolic inputs of one function, in order."""
+@lru_cache(maxsize=None)
+def _se3_exp_step():
+    """:func:`se3_exp` as a function, called (not inlined) in a shared graph."""
+    xi = SX.sym("xi", 6, 1)
+    return ca.Function("se3_exp", [xi], [se3_exp(xi)])
 
-    def __init__(self):
+
+class _Inputs:
+    """The named symbolic inputs of one function, in order: SX symbols
+    (``structure="flat"``) or MX symbols (``"shared"``)."""
+
+    def __init__(self, structure="flat"):
+        self.X = ca.MX if structure == "shared" else SX
         self.names, self.syms = [], []
 
     def add(self, name, n, m):
-        x = SX.sym(name, n, m)
+        x = self.X.sym(name, n, m)
         self.names.append(name)
         self.syms.append(x)
         return x
@@ -111,7 +135,7 @@ def _pose_inputs(inp, pose):
         return inp.add("base_pose", 4, 4)
     C = inp.add("nominal_pose", 4, 4)
     xi = inp.add("xi", 6, 1)
-    return ca.mtimes(C, se3_exp(xi))
+    return ca.mtimes(C, se3_exp(xi) if inp.X is SX else _se3_exp_step()(xi))
 
 
 def _shift_twists(V, d):
@@ -162,7 +186,7 @@ def _base(model, inp, pose, reference):
     """``C₀``, ``d`` (the reference point, SPEC §1) and ``F_0 = (R₀, 0)``."""
     C0 = _pose_inputs(inp, pose)
     o = C0[:3, 3]
-    d = o if reference == "world" else SX.zeros(3, 1)
+    d = o if reference == "world" else inp.X.zeros(3, 1)
     return C0, d, C0[:3, :3]
 
 
@@ -177,7 +201,7 @@ def _applied(inp, tree, r, d, applied):
 def _finish(name, inp, outputs, cse):
     names = [n for n, _ in outputs]
     exprs = [e for _, e in outputs]
-    if cse:
+    if cse and inp.X is SX:                   # (an MX graph shares its nodes already)
         exprs = ca.cse(exprs)
     return CheckedFunction(ca.Function(name, inp.syms, exprs, inp.names, names,
                                        {"allow_duplicate_io_names": True}))
@@ -186,7 +210,7 @@ def _finish(name, inp, outputs, cse):
 # ------------------------------------------------------------------ inverse --
 
 def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, reference="world",
-                              cse=True, name=None):
+                              cse=True, name=None, structure="flat"):
     """H-GRNE-FBS (SPEC §4) of order ``order`` as a ``casadi.Function``.
 
     Parameters
@@ -203,9 +227,14 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
     reference : {"world", "base"}, keyword
         As :func:`liedyn.inverse_dynamics`.
     cse : bool, keyword
-        Merge repeated subexpressions (``casadi.cse``) before wrapping.
+        Merge repeated subexpressions (``casadi.cse``) before wrapping
+        (``structure="flat"``).
     name : str, optional
         The function's name (default ``"inverse_dynamics_<r>"``).
+    structure : {"flat", "shared"}, keyword
+        One inlined SX graph, or an MX graph whose per-body steps stay
+        function calls (see the module docstring): the same values, C code
+        that grows with the number of distinct steps instead of ``N``.
 
     Returns
     -------
@@ -217,20 +246,21 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
         reaction) and ``tau`` ((r+1, n)), equal to
         :func:`liedyn.inverse_dynamics`'s.
     """
-    r = _options(model, order, pose, reference, applied)
+    r = _options(model, order, pose, reference, applied, structure)
     name = function_name(name, f"inverse_dynamics_{r}")
     tree = _Tree(model)
-    inp = _Inputs()
+    inp = _Inputs(structure)
+    X = inp.X
     C0, d, R0 = _base(model, inp, pose, reference)
     V0 = (_shift_twists(inp.add("base_twist", r + 2, 6), d) if model.floating_base
-          else SX.zeros(r + 2, 6))
+          else X.zeros(r + 2, 6))
     q = inp.add("q", r + 3, tree.n)
     Wapp = _applied(inp, tree, r, d, applied)
     kin, own, proj = st.kinematics_step(r + 1, True), st.own_wrench_step(r), st.projection_step(r)
     kinp = st.kinematics_step(r + 1, False)
-    F = [(R0, SX.zeros(3, 1))]
+    F = [(R0, X.zeros(3, 1))]
     V, S, W = [V0], [None], []
-    W.append(own(R0, SX.zeros(3, 1), V0, tree.m[0], tree.com[0], tree.J[0], tree.g))
+    W.append(own(R0, X.zeros(3, 1), V0, tree.m[0], tree.com[0], tree.J[0], tree.g))
     for j in range(1, tree.N):                                               # SPEC §3, §4
         p = tree.parent[j]
         step = kin if tree.revolute[j] else kinp
@@ -248,22 +278,23 @@ def inverse_dynamics_function(model, order, *, pose="matrix", applied=False, ref
         W[tree.parent[j]] = W[tree.parent[j]] + W[j]
         tau[j - 1] = proj(S[j][:r + 1, :], W[j], q[:, j - 1], tree.arm[j], tree.damp[j])
     outputs = [("base_wrench", _unshift_wrenches(W[0], d)),
-               ("tau", ca.horzcat(*tau) if tree.n else SX(r + 1, 0))]
+               ("tau", ca.horzcat(*tau) if tree.n else X(r + 1, 0))]
     return _finish(name, inp, outputs, cse)
 
 
 # ----------------------------------------------------- forward and hybrid --
 
-def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet):
+def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet, X):
     """SPEC §5–§6 on symbols. ``motion[j]``: joint of body j motion-driven;
     ``base_kind``: ``"wrench"`` (solve ``V₀^(k+1)``), ``"motion"`` (given
-    ``V0jet``) or ``"fixed"``. Returns the jets ``V₀``, ``q``, ``W₀``, ``τ``."""
+    ``V0jet``) or ``"fixed"``; ``X``: ``SX`` or ``MX``. Returns the jets
+    ``V₀``, ``q``, ``W₀``, ``τ``."""
     N, parent = tree.N, tree.parent
     kin = {True: st.kinematics_step(0, True), False: st.kinematics_step(0, False)}
     config, abi = st.configuration_step(), st.articulated_step()
-    F = [(R0, SX.zeros(3, 1))]
-    Cpose = [(R0, SX.zeros(3, 1))]
-    S, V = [[SX.zeros(6, 1)]], [[V0row]]
+    F = [(R0, X.zeros(3, 1))]
+    Cpose = [(R0, X.zeros(3, 1))]
+    S, V = [[X.zeros(6, 1)]], [[V0row]]
     for j in range(1, N):                                                    # SPEC §3, order 0
         p = parent[j]
         R, pj, Rc, pc, Sj, Vj = kin[tree.revolute[j]](F[p][0], F[p][1], V[p][0].T, q[j - 1][:2],
@@ -286,7 +317,7 @@ def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet)
     if base_kind == "wrench":
         L = st.cholesky_step()(MA[0])
         solve = st.cholesky_solve_step()
-    zero6 = SX.zeros(6, 1)
+    zero6 = X.zeros(6, 1)
     W = [[] for _ in range(N)]
     W0, tau_out = [], [[None] * (r + 1) for _ in range(N)]
     for k in range(r + 1):
@@ -296,13 +327,13 @@ def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet)
         Vb, WA, qt = [None] * N, [None] * N, [None] * N
         for j in range(N - 1, -1, -1):                                       # SPEC §5: bias
             kind = "base" if j == 0 else ("motion" if motion[j] else "force")
-            Wprev = stack(W[j]) if k else SX.zeros(1, 6)
-            Sj = stack(S[j]) if j else SX.zeros(k + 1, 6)
-            qj = q[j - 1][:k + 3] if j else SX.zeros(k + 3, 1)
-            tk = tau[j - 1][k] if kind == "force" else SX(0)
+            Wprev = stack(W[j]) if k else X.zeros(1, 6)
+            Sj = stack(S[j]) if j else X.zeros(k + 1, 6)
+            qj = q[j - 1][:k + 3] if j else X.zeros(k + 3, 1)
+            tk = tau[j - 1][k] if kind == "force" else X(0)
             Sk1, Vb[j], Ik1, WA[j], qt[j], contrib = bias[kind](
                 Sj, stack(V[j]), Wprev, stack(c[j]), ca.vertcat(*I[j]), qj, MA[j],
-                U[j] if j else zero6, D[j] if j else SX(1), ext[j], tk,
+                U[j] if j else zero6, D[j] if j else X(1), ext[j], tk,
                 tree.damp[j] if j else 0.0, tree.m[j], tree.g)
             if j:
                 S[j].append(Sk1)
@@ -317,11 +348,11 @@ def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet)
         for j in range(N):                                                   # SPEC §5: recovery
             kind = "base" if j == 0 else ("motion" if motion[j] else "force")
             Vp1 = V0k1 if j == 0 else V[parent[j]][k + 1]
-            Wprev = stack(W[j]) if k else SX.zeros(1, 6)
-            Sj = stack(S[j][:k + 1]) if j else SX.zeros(k + 1, 6)
-            qj = q[j - 1][:k + 3] if j else SX.zeros(k + 3, 1)
+            Wprev = stack(W[j]) if k else X.zeros(1, 6)
+            Sj = stack(S[j][:k + 1]) if j else X.zeros(k + 1, 6)
+            qj = q[j - 1][:k + 3] if j else X.zeros(k + 3, 1)
             qk2, Vk1, Wk, ck2, tk = rec[kind](
-                Vp1, qt[j], U[j] if j else zero6, D[j] if j else SX(1), Vb[j], Sj, MA[j], WA[j],
+                Vp1, qt[j], U[j] if j else zero6, D[j] if j else X(1), Vb[j], Sj, MA[j], WA[j],
                 stack(V[j]), stack(c[j]), Wprev, qj, tree.arm[j] if j else 0.0,
                 tree.damp[j] if j else 0.0)
             V[j].append(Vk1)
@@ -335,10 +366,12 @@ def _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind, V0jet)
     return V[0], W0, tau_out
 
 
-def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_kind, outputs_of):
+def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_kind, outputs_of,
+              structure):
     r = order
     tree = _Tree(model)
-    inp = _Inputs()
+    inp = _Inputs(structure)
+    X = inp.X
     _, d, R0 = _base(model, inp, pose, reference)
     n = tree.n
     fl = model.floating_base
@@ -353,7 +386,7 @@ def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_ki
         Vin = inp.add("base_twist", 1, 6)
         V0row = _shift_twists(Vin, d)[0, :].T
     else:
-        Vin, V0row = None, SX.zeros(6, 1)
+        Vin, V0row = None, X.zeros(6, 1)
     qin = inp.add("q", r + 3 if any_motion else 2, n)
     tin = inp.add("tau", r + 1, n) if any_force else None
     Wb_in = inp.add("base_wrench", r + 1, 6) if base_kind == "wrench" else None
@@ -366,26 +399,26 @@ def _dynamics(model, order, pose, applied, reference, cse, name, motion, base_ki
         if motion[i + 1]:
             q.append(col)
         else:
-            q.append(ca.vertcat(col[:2], SX.zeros(r + 1, 1)))
+            q.append(ca.vertcat(col[:2], X.zeros(r + 1, 1)))
     tau = [tin[:, i] if tin is not None else None for i in range(n)]
     V0, W0, tau_out = _articulated(tree, r, R0, V0row, q, tau, Wb, Wapp, motion, base_kind,
-                                   V0jet)
+                                   V0jet, X)
     V0jet_out = _unshift_twists(ca.horzcat(*V0).T, d)
     W0jet = _unshift_wrenches(stack(W0), d)
     if Vin is not None and base_kind == "motion":
         V0jet_out = Vin
     if Wb_in is not None:
         W0jet = Wb_in
-    qjet = ca.horzcat(*q) if n else SX(r + 3, 0)
+    qjet = ca.horzcat(*q) if n else X(r + 3, 0)
     cols = [ca.vertcat(*tau_out[i + 1]) if motion[i + 1] else tin[:, i] for i in range(n)]
-    taujet = ca.horzcat(*cols) if n else SX(r + 1, 0)
+    taujet = ca.horzcat(*cols) if n else X(r + 1, 0)
     values = {"base_twist": V0jet_out, "q": qjet, "base_wrench": W0jet, "tau": taujet}
     outputs = [(k, values[k]) for k in outputs_of]
     return _finish(name, inp, outputs, cse)
 
 
 def forward_dynamics_function(model, order, *, pose="matrix", applied=False, reference="world",
-                              cse=True, name=None):
+                              cse=True, name=None, structure="flat"):
     """H-GABI-FBS (SPEC §5) of order ``order`` as a ``casadi.Function``.
 
     Inputs ``base_pose`` (or ``nominal_pose``, ``xi``), ``base_twist``
@@ -396,18 +429,18 @@ def forward_dynamics_function(model, order, *, pose="matrix", applied=False, ref
     equal to :func:`liedyn.forward_dynamics`'s. Options as
     :func:`inverse_dynamics_function`.
     """
-    r = _options(model, order, pose, reference, applied)
+    r = _options(model, order, pose, reference, applied, structure)
     motion = [False] * model.n_bodies
     fl = model.floating_base
     outs = ("base_twist", "q") if fl else ("q", "base_wrench")
     name = function_name(name, f"forward_dynamics_{r}")
     return _dynamics(model, r, pose, applied, reference, cse, name, motion,
-                     "wrench" if fl else "fixed", outs)
+                     "wrench" if fl else "fixed", outs, structure)
 
 
 def hybrid_dynamics_function(model, order, *, motion_driven, base_motion_driven=None,
                              pose="matrix", applied=False, reference="world", cse=True,
-                             name=None):
+                             name=None, structure="flat"):
     """H-GHYB-FBS (SPEC §6) of order ``order`` as a ``casadi.Function``.
 
     ``motion_driven`` and ``base_motion_driven`` are fixed when the function
@@ -419,8 +452,9 @@ def hybrid_dynamics_function(model, order, *, motion_driven, base_motion_driven=
     joint is motion-driven); ``base_wrench`` ((r+1, 6), wrench-driven base);
     [``applied``]. Outputs the four jets ``base_twist`` ((r+2, 6), floating
     base), ``q`` ((r+3, n)), ``base_wrench`` ((r+1, 6)), ``tau`` ((r+1, n)).
+    Options as :func:`inverse_dynamics_function`.
     """
-    r = _options(model, order, pose, reference, applied)
+    r = _options(model, order, pose, reference, applied, structure)
     mask = joint_mask(model, motion_driven)
     if base_motion_driven is None:
         base_motion = not model.floating_base
@@ -436,4 +470,4 @@ def hybrid_dynamics_function(model, order, *, motion_driven, base_motion_driven=
     kind = "fixed" if not model.floating_base else ("motion" if base_motion else "wrench")
     outs = (("base_twist",) if model.floating_base else ()) + ("q", "base_wrench", "tau")
     name = function_name(name, f"hybrid_dynamics_{r}")
-    return _dynamics(model, r, pose, applied, reference, cse, name, motion, kind, outs)
+    return _dynamics(model, r, pose, applied, reference, cse, name, motion, kind, outs, structure)
