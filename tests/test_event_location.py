@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import liedyn as ld
-from liedyn.simulation.locate import DenseStep, root
+from liedyn.simulation.locate import WATCH_EVERY, DenseStep, root
 from liedyn.simulation.run import WATCH_BLOCK
 from liedyn.spatial.se3 import exp
 
@@ -122,14 +122,15 @@ def test_a_dropped_ball_touches_down_at_the_free_fall_time_within_event_tol(ball
 
 
 def test_a_located_event_costs_a_few_steps_and_no_window_runs_past_it(ball):
-    # the window ends within WATCH_BLOCK steps of the touch-down (no callback here: the
-    # steps run compiled, in blocks of that many while watched), and the zero found on
+    # the window ends within WATCH_BLOCK + WATCH_EVERY steps of the touch-down (no
+    # callback here: the steps run compiled, in blocks of WATCH_BLOCK while watched,
+    # and are watched WATCH_EVERY at a time), and the zero found on
     # the dense output is bracketed by two Runge–Kutta steps: the run's evaluations are
     # four per step, one per window's first sample, and five per step of the location
     h0 = 0.37
     traj = dropped(ball, h0, 0.4, event_tol=1e-10, events="stop")
     kept = int(np.count_nonzero(np.diff(traj.time) > 0.0))
-    assert kept <= traj.steps < kept + WATCH_BLOCK
+    assert kept <= traj.steps < kept + WATCH_BLOCK + WATCH_EVERY
     windows = 3                        # 64, 128 and 256 steps: the touch-down at step 275
     restep = 5                         # evaluations of one step from a given state
     located = traj.evaluations - 4 * traj.steps - windows
@@ -138,7 +139,8 @@ def test_a_located_event_costs_a_few_steps_and_no_window_runs_past_it(ball):
 
 def test_a_run_with_a_controller_integrates_no_step_past_an_event(ball):
     # a callback at every stage: the steps return to Python one by one and the
-    # watch ends the window at the sample past the touch-down
+    # watch ends the window within WATCH_EVERY steps of the touch-down
     traj = dropped(ball, 0.37, 0.4, event_tol=1e-10, events="stop",
                    controller=lambda t, s: None)
-    assert traj.steps == int(np.count_nonzero(np.diff(traj.time) > 0.0))
+    kept = int(np.count_nonzero(np.diff(traj.time) > 0.0))
+    assert kept <= traj.steps < kept + WATCH_EVERY

@@ -23,9 +23,10 @@ Between events the closed contacts are held by the constrained dynamics
 after an event, doubled after each window without one (up to
 ``MAX_WINDOW``); the watched functions (a force starting its segment at
 ``≤ 0`` shifted by ``FORCE_SHIFT·FORCE_RTOL·m g``, so that each is armed
-from the start) are evaluated at every sample as it is recorded
-(:class:`~liedyn.simulation.locate.Watcher`), and the window ends at the
-first sample ``k`` where one of them has gone from positive to ``≤ 0``. Its
+from the start) are evaluated at the samples as they are recorded, 16 at a
+time (:class:`~liedyn.simulation.locate.Watcher`), and the window ends
+within 16 steps of the first sample ``k`` where one of them has gone from
+positive to ``≤ 0``. Its
 zero is located on the step's continuous extension, the Runge–Kutta step of
 length ``s ∈ (0, h]`` from sample ``k − 1`` (the method's own order, so the
 event state is as accurate as a sample), to ``event_tol`` in time and the
@@ -617,6 +618,7 @@ class _Hybrid(ContactModes, EventLocation):
                 w = span
             watch = Watcher(self, seg)
             traj = self._run(state, t, w, seg, watch=watch)
+            watch.finish()
             self._adopt(watch.view, traj)
             hit = watch.hit
             if hit is None:

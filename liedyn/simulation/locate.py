@@ -35,6 +35,8 @@ ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at t
 FORCE_SHIFT = 2.0         # a force starting a segment at ≤ 0 (≥ −FORCE_RTOL·m g, as the settling
                           # accepts it) has its event at −FORCE_SHIFT·FORCE_RTOL·m g, so that it
                           # is armed from the start
+WATCH_EVERY = 16          # samples watched at once (at most WATCH_EVERY − 1 steps
+                          # integrated past an event, then discarded)
 DENSE_RTOL = 1.0 / 16.0    # the interpolant's zero is found to this fraction of event_tol
 BRACKET = 0.25             # the exact bracket spans the interpolant's zero by this times
                            # event_tol on the positive side
@@ -130,9 +132,12 @@ class _Samples:
 
 class Watcher:
     """The watch of a window of steps (``watch=`` of the run): the watched
-    functions at each new sample, the run ended at the first sample ``k``
-    where an armed one is ``≤ 0``; then :attr:`hit` is ``(k, offsets)``,
-    each function's offset (``None``: not armed at sample ``k − 1``).
+    functions at the recorded samples, ``WATCH_EVERY`` at a time (all
+    samples at once, as the forces are read), the run ended at the first
+    batch holding a sample ``k`` where an armed one is ``≤ 0``; then
+    :attr:`hit` is ``(k, offsets)``, each function's offset (``None``: not
+    armed at sample ``k − 1``). :meth:`finish` watches the samples left
+    after the run.
 
     A function is watched as ``g + offset``: a force starting in
     ``[−FORCE_RTOL·m g, 0]`` (as the settling leaves it) with the offset
@@ -145,13 +150,25 @@ class Watcher:
         self.view, self.seen, self.hit = None, 0, None
 
     def __call__(self, run):
-        hy = self.hybrid
         if self.view is None:
             self.view = _Samples(run)
-        for k in range(self.seen, run.T):
-            self.seen = k + 1
-            values, labels = hy._watched(self.view, self.seg, [k])
-            g = values[0]
+        if run.T - self.seen < WATCH_EVERY:
+            return False
+        return self._watch(run.T)
+
+    def finish(self):
+        """Watch the samples the run recorded after the last batch."""
+        if self.hit is None and self.view is not None:
+            self._watch(self.view.run.T)
+
+    def _watch(self, T):
+        hy = self.hybrid
+        if T <= self.seen:
+            return False
+        ks = range(self.seen, T)
+        self.seen = T
+        values, labels = hy._watched(self.view, self.seg, ks)
+        for k, g in zip(ks, values, strict=True):
             if k == 0:
                 kinds = np.array([kind for _, kind in labels], np.int64)
                 self.offsets = np.where(np.isin(kinds, (1, 2)) & (g <= 0.0),

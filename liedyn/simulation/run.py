@@ -113,7 +113,7 @@ _INPUT_NAMES = {1: "tau", 2: "base_wrench", 3: "applied", 4: "extra_rate"}
 _BLOCK = 256
 # The same while a watch (a run with contacts) ends the run at an event: the
 # steps integrated past the event in its block are discarded.
-WATCH_BLOCK = 8
+WATCH_BLOCK = 16
 
 
 def _unresolved(t0, duration, h):
