@@ -168,23 +168,31 @@ class Watcher:
         ks = range(self.seen, T)
         self.seen = T
         values, labels = hy._watched(self.view, self.seg, ks)
-        for k, g in zip(ks, values, strict=True):
-            if k == 0:
-                kinds = np.array([kind for _, kind in labels], np.int64)
-                self.offsets = np.where(np.isin(kinds, (1, 2)) & (g <= 0.0),
-                                        FORCE_SHIFT * hy.force_tol, 0.0)
-                vn = (hy._geometry_at(self.view, 0)[1] if np.any(kinds == 0)
-                      else np.zeros(hy.nr))
-                self.armed = (g + self.offsets > 0.0) | np.array(
-                    [kind == 0 and abs(g[j]) <= GAP_TOL and vn[i] > 0.0
-                     for j, (i, kind) in enumerate(labels)], bool)
-                continue
-            g = g + self.offsets
-            if np.any(self.armed & (g <= 0.0)):
-                self.hit = (k, [float(x) if a else None
-                                for a, x in zip(self.armed, self.offsets, strict=True)])
-                return True
-            self.armed |= g > 0.0
+        if ks[0] == 0:
+            g = values[0]
+            kinds = np.array([kind for _, kind in labels], np.int64)
+            self.offsets = np.where(np.isin(kinds, (1, 2)) & (g <= 0.0),
+                                    FORCE_SHIFT * hy.force_tol, 0.0)
+            vn = (hy._geometry_at(self.view, 0)[1] if np.any(kinds == 0)
+                  else np.zeros(hy.nr))
+            self.armed = (g + self.offsets > 0.0) | np.array(
+                [kind == 0 and abs(g[j]) <= GAP_TOL and vn[i] > 0.0
+                 for j, (i, kind) in enumerate(labels)], bool)
+            values, ks = values[1:], ks[1:]
+        if not len(ks):
+            return False
+        g = values + self.offsets
+        positive = g > 0.0
+        # armed before each sample: before the batch, or positive at a sample before it
+        armed = self.armed | np.logical_or.accumulate(
+            np.vstack([np.zeros_like(positive[:1]), positive[:-1]]), axis=0)
+        hit = np.flatnonzero((armed & (g <= 0.0)).any(axis=1))
+        if hit.size:
+            r = int(hit[0])
+            self.hit = (ks[r], [float(x) if a else None
+                                for a, x in zip(armed[r], self.offsets, strict=True)])
+            return True
+        self.armed |= positive.any(axis=0)
         return False
 
 
