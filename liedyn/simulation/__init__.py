@@ -10,6 +10,8 @@
                    drift control, :func:`project_state`
 ``events``         unilateral contacts that open, close, stick and slide:
                    events located on the step, the switches
+``locate``         the watched functions, the step's dense output and
+                   the location of their zeros
 ``modes``          those contacts in one set of modes: kinematics, the
                    held set, the forces and the sliding friction
 ``limits``         inputs against their limits: :class:`InputLimits`,

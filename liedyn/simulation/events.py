@@ -21,19 +21,20 @@ Each contact is in one of four modes:
 Between events the closed contacts are held by the constrained dynamics
 (SPEC §10.1, projection). The run advances in windows of ``WINDOW`` steps
 after an event, doubled after each window without one (up to
-``MAX_WINDOW``);
-the watched functions (a force starting its segment at ``≤ 0`` shifted by
-``FORCE_SHIFT·FORCE_RTOL·m g``, so that each is armed from the start) are
-evaluated at
-every sample, and where one of them goes from positive to ``≤ 0`` between
-samples ``k − 1`` and ``k`` its zero is located by regula falsi (Illinois)
-on the step's continuous extension, the Runge–Kutta step of length
-``s ∈ (0, h]`` from sample ``k − 1`` (the method's own order, so the event
-state is as accurate as a sample), to ``event_tol`` in time and the forces
-also to their round-off. Every function is then checked at the located
-state and one that crossed earlier is located in turn; the functions
-``≤ 0`` at the earliest zero switch together. The window's later samples
-are discarded. The event state is recorded, then the switch:
+``MAX_WINDOW``); the watched functions (a force starting its segment at
+``≤ 0`` shifted by ``FORCE_SHIFT·FORCE_RTOL·m g``, so that each is armed
+from the start) are evaluated at the samples as they are recorded, 16 at a
+time (:class:`~liedyn.simulation.locate.Watcher`), and the window ends
+within 16 steps of the first sample ``k`` where one of them has gone from
+positive to ``≤ 0``. Its
+zero is located on the step's continuous extension, the Runge–Kutta step of
+length ``s ∈ (0, h]`` from sample ``k − 1`` (the method's own order, so the
+event state is as accurate as a sample), to ``event_tol`` in time and the
+forces also to their round-off: found on the step's dense output (cubic
+Hermite, :class:`~liedyn.simulation.locate.DenseStep`) and bracketed by two
+such steps (:mod:`liedyn.simulation.locate`). Every function is then checked
+at the located state and one that crossed earlier is located in turn; the
+functions ``≤ 0`` at the earliest zero switch together. The event state is recorded, then the switch:
 
 touch-down
     the impact law of :func:`liedyn.impact` on every closed contact
@@ -95,6 +96,7 @@ from ..multibody.results import _freeze, _frozen_setattr
 from .modes import (CLOSED, MODE_NAMES, OPEN, SLIDE, SLIP_TOL, STICK, ContactModes,
                     friction_arg)
 from .constraints import project_state
+from .locate import GAP_TOL, EventLocation, Watcher
 from .state import SimulationError, State, Trajectory
 
 __all__ = ["ContactEvent", "OPEN", "CLOSED", "STICK", "SLIDE"]
@@ -104,13 +106,8 @@ KINDS = ("touch-down", "lift-off", "slip", "stick")
 WINDOW, MAX_WINDOW = 64, 1024   # steps per simulate call between event checks: WINDOW after
                                 # an event, doubled after each window without one, up to
                                 # MAX_WINDOW (the steps after an event in its window are redone)
-GAP_TOL = 1e-6            # m: a contact with |φ| ≤ GAP_TOL is touching
 VELOCITY_TOL = 1e-6       # m/s: touching and |φ̇| ≤ VELOCITY_TOL is at rest along the normal
 FORCE_RTOL = 1e-9         # relative to m g: λ_n and margins ≥ −FORCE_RTOL·m g count as ≥ 0
-FORCE_SHIFT = 2.0         # a force starting a segment at ≤ 0 (≥ −FORCE_RTOL·m g, as the settling
-                          # accepts it) has its event at −FORCE_SHIFT·FORCE_RTOL·m g, so that it
-                          # is armed from the start
-ZERO_GAP = 1e-12          # m: a gap starting a segment within this of 0 is at the surface
 MAX_EVENTS_AT_ONCE = 20   # switches at one instant before the run is stopped as chattering
 TURN_TOL_FACTOR = 4.0     # a slip slower than this times |v̇_t| event_tol at its located stop
                           # has stopped
@@ -118,35 +115,6 @@ ACC_TOL = 1e-9            # rad/s² (or m/s²): a resting open stop accelerating
                           # limit faster than this closes
 TURN_RTOL = 1e-2          # a slip velocity across s₀ faster than this times its speed at the
                           # segment's start has turned, not stopped
-
-
-def _root(f, a, b, fa, fb, xtol, ftol=math.inf):
-    """A zero of ``f`` in ``[a, b]`` (``fa > 0 ≥ fb``): the far side ``b`` of
-    a bracket no wider than ``xtol`` with ``f(b) ≥ −ftol`` (or as narrow as
-    the time's resolution allows); regula falsi with the Illinois
-    weighting, a bisection whenever it gains less than half the bracket."""
-    wa, wb = fa, fb                    # the weighted end values the secant uses
-    resolution = 4.0 * np.finfo(float).eps * max(abs(b), 1.0)
-    while (b - a > xtol or fb < -ftol) and b - a > resolution:
-        width = b - a
-        x = b - wb * (b - a) / (wb - wa) if wb != wa else 0.5 * (a + b)
-        margin = 0.25 * min(xtol, width)
-        x = min(max(x, a + margin), b - margin)
-        fx = f(x)
-        if fx > 0.0:
-            a, fa, wa = x, fx, fx
-            wb *= 0.5
-        else:
-            b, fb, wb = x, fx, fx
-            wa *= 0.5
-        if b - a > 0.5 * width:
-            x = 0.5 * (a + b)
-            fx = f(x)
-            if fx > 0.0:
-                a, fa, wa = x, fx, fx
-            else:
-                b, fb, wb = x, fx, fx
-    return b
 
 
 def _stops_arg(model, joint_stops):
@@ -212,7 +180,7 @@ class ContactEvent:
 
 
 
-class _Hybrid(ContactModes):
+class _Hybrid(ContactModes, EventLocation):
     """A run with unilateral contacts: windows of :func:`simulate` with the
     closed contacts held, event location, switches, the joined trajectory
     (the contacts' kinematics and forces: :class:`ContactModes`)."""
@@ -279,13 +247,17 @@ class _Hybrid(ContactModes):
 
     # -- segments -------------------------------------------------------------------
 
-    def _run(self, state, t, duration, seg, steps_dt=None):
-        """``simulate`` from ``state`` for ``duration`` with the segment's set."""
+    def _run(self, state, t, duration, seg, steps_dt=None, watch=None, reuse=None):
+        """``simulate`` from ``state`` for ``duration`` with the segment's set
+        (ended early by ``watch``, :class:`Watcher`); the steps of ``steps_dt``
+        that locate an event from one state share the run kept in
+        ``reuse``."""
         modes, cs, rows = seg
         kw = dict(self.kw)
-        kw.update(t0=t, constraints=cs, plant=self._plant(modes, cs, rows), progress=False)
+        kw.update(t0=t, constraints=cs, plant=self._plant(modes, cs, rows), progress=False,
+                  watch=watch)
         if steps_dt is not None:
-            kw.update(dt=steps_dt, adaptive=False, min_step=None, max_step=None)
+            kw.update(dt=steps_dt, adaptive=False, min_step=None, max_step=None, reuse=reuse)
         try:
             traj = self.simulate(self.model, state, duration, **kw)
         except SimulationError as err:
@@ -305,139 +277,6 @@ class _Hybrid(ContactModes):
             self.rejected += traj.rejected
         self.evaluations += traj.evaluations
         return traj
-
-    def _watched(self, traj, seg, ks):
-        """The watched functions at the samples ``ks`` of ``traj``: ``(values
-        (len(ks), n_f), [(contact, kind)] of each column)``, each positive
-        until its event. The forces come from the recorded constraint
-        forces, all samples at once; gaps and slip velocities, needed only
-        with open or sliding contacts, from each sample's kinematics."""
-        modes, cs, rows = seg
-        ks = list(ks)
-        if any(mo == OPEN for mo in modes) or any(mo == SLIDE for mo in modes):
-            geometry = [self._geometry_at(traj, k) for k in ks]
-            phi = np.array([g[0] for g in geometry])
-            vt = np.array([g[2] for g in geometry])
-        cols, labels = [], []
-        # the held contacts' recorded forces, gathered once (a run holding nothing has none)
-        force = None if cs is None else traj.force[ks]
-        for i in range(self.nr):
-            mo = modes[i]
-            if mo == OPEN:
-                cols.append(phi[:, i] + ZERO_GAP)
-                labels.append((i, 0))
-                continue
-            lam = force[:, rows[i]]
-            if mo == STICK:                       # the force on the point, its cone margin
-                n = self.cl.normal[i]
-                fn = lam @ n
-                ft = np.linalg.norm(lam - fn[:, None] * n, axis=1)
-                cols += [fn, self.mu[i] * fn - ft]
-                labels += [(i, 1), (i, 2)]
-                continue
-            cols.append(lam[:, 0])                # λ_n (the friction is tangential); a stop's λ
-            labels.append((i, 1))
-            if mo == SLIDE:
-                cols.append(vt[:, i] @ self.s0[i])
-                labels.append((i, 3))
-        return np.array(cols).T.reshape(len(ks), len(labels)), labels
-
-    def _watch(self, traj, k, seg):
-        """The watched functions at sample ``k``: a list of ``(value, contact,
-        kind)``."""
-        values, labels = self._watched(traj, seg, [k])
-        return [(float(v), i, kind) for v, (i, kind) in zip(values[0], labels, strict=True)]
-
-    def _first_crossing(self, traj, seg):
-        """``(k, offsets)``: the first sample ``k`` where an armed watched
-        function is ``≤ 0``, and each function's offset (``None``: not armed
-        at sample ``k − 1``); ``None`` if none. A function is watched as
-        ``g + offset``: a force starting in ``[−FORCE_RTOL·m g, 0]`` (as the
-        settling leaves it) with the offset ``FORCE_SHIFT·FORCE_RTOL·m g``,
-        so that it is armed from the start, every other with 0. A function
-        is armed once positive; a gap starting at the surface and moving
-        away from the start."""
-        values, labels = self._watched(traj, seg, range(len(traj)))
-        _, vn, _ = self._geometry_at(traj, 0) if any(kd == 0 for _, kd in labels) else \
-            (None, np.zeros(self.nr), None)
-        kinds = np.array([kind for _, kind in labels])
-        offsets = np.where(np.isin(kinds, (1, 2)) & (values[0] <= 0.0),
-                           FORCE_SHIFT * self.force_tol, 0.0)
-        g = values + offsets
-        armed0 = (g[0] > 0.0) | np.array([kind == 0 and abs(values[0, j]) <= GAP_TOL and vn[i] > 0.0
-                                          for j, (i, kind) in enumerate(labels)], bool)
-        # armed before sample k: at the start, or positive at some sample before k
-        armed = armed0 | np.logical_or.accumulate(g > 0.0, axis=0)
-        hit = armed[:-1] & (g[1:] <= 0.0)
-        rows_hit = np.flatnonzero(hit.any(axis=1))
-        if not rows_hit.size:
-            return None
-        k = int(rows_hit[0]) + 1
-        return k, [float(x) if a else None for a, x in zip(armed[k - 1], offsets, strict=True)]
-
-    def _locate(self, traj, k, offsets, seg):
-        """``(s, trajectory of the step of length s, [(contact, kind), …])``:
-        the earliest zero ``s`` of an armed watched function in step ``k``
-        (its far side, within ``event_tol``) and every function that is
-        ``≤ 0`` there (events within ``event_tol`` of each other are one
-        switch). A function that crosses inside the step before the zero
-        first found, although positive again or not yet negative at the
-        step's end, is found by checking them all at the located state and
-        locating again in ``[0, s]`` until none crosses earlier."""
-        state, t, h = traj.state(k - 1), traj.time[k - 1], traj.time[k] - traj.time[k - 1]
-        cache = {}
-
-        def restep(s):
-            if s not in cache:
-                cache[s] = self._run(state, t, s, seg, steps_dt=s)
-            return cache[s]
-
-        armed = [x is not None for x in offsets]
-        offsets = [0.0 if x is None else x for x in offsets]
-
-        def watched(s):
-            return [v + x for (v, _, _), x in zip(
-                self._watch(traj, k - 1, seg) if s <= 0.0 else self._watch(restep(s), 1, seg),
-                offsets, strict=True)]
-
-        def zero(j, hi, g_hi):
-            """The far side of the first zero of function ``j`` in ``(0, hi]``
-            (``g_hi ≤ 0``)."""
-            lo, g_lo = 0.0, watched(0.0)[j]
-            if not g_lo > 0.0:
-                # a gap starting at the surface and moving away: the zero
-                # sought is where it comes back, after its largest sampled value
-                grid = [hi * 2.0 ** -i for i in range(24, 0, -1)] + [hi * i / 16
-                                                                     for i in range(8, 17)]
-                vals = [watched(x)[j] for x in grid]
-                i = int(np.argmax(vals))
-                if not vals[i] > 0.0:
-                    return grid[0]
-                lo, g_lo = grid[i], vals[i]
-                hi, g_hi = next((x, v) for x, v in zip(grid[i:], vals[i:], strict=True)
-                                if v <= 0.0)
-            return _root(lambda x: watched(x)[j], lo, hi, g_lo, g_hi, self.event_tol, ftols[j])
-
-        # forces are located to their round-off as well as to event_tol in time
-        ftols = [math.inf if kind in (0, 3) else FORCE_SHIFT * self.force_tol
-                 for _, _, kind in self._watch(traj, k - 1, seg)]
-        g_end = watched(h)
-        s = min(zero(j, h, g_end[j]) for j, a in enumerate(armed) if a and g_end[j] <= 0.0)
-        while True:
-            # a function ≤ 0 at s crossed in (0, s]: its zero is the event's if it is
-            # earlier by more than event_tol, or if the function is a force further
-            # below zero than the forces are located to
-            g = watched(s)
-            earlier = [x for j, a in enumerate(armed) if a and g[j] <= 0.0
-                       for x in [zero(j, s, g[j])]
-                       if x < s - self.event_tol or g[j] < -ftols[j]]
-            if not earlier:
-                break
-            s = min(earlier)
-        found = self._watch(restep(s), 1, seg)
-        hits = [(i, kind) for a, x, (v, i, kind) in zip(armed, offsets, found, strict=True)
-                if a and v + x <= 0.0]
-        return s, restep(s), hits
 
     # -- switches -------------------------------------------------------------------
 
@@ -723,6 +562,14 @@ class _Hybrid(ContactModes):
             gap=cat("gap"), stop_names=self.sl.names, stop_force=cat("stop_force"),
             stop_mode=cat("stop_mode"), stop_gap=cat("stop_gap"))
 
+    def _adopt(self, view, traj):
+        """The kinematics the watch computed at the samples of ``view`` are
+        those of ``traj``'s samples."""
+        for k in range(len(traj)):
+            hit = self._memo.get((id(view), k))
+            if hit is not None and hit[0] is view:
+                self._memo[(id(traj), k)] = (traj, hit[1])
+
     def _samples(self):
         return sum(len(p["time"]) for p in self.pieces)
 
@@ -769,8 +616,11 @@ class _Hybrid(ContactModes):
                 break
             if span - w < 1e-9 * self.dt:
                 w = span
-            traj = self._run(state, t, w, seg)
-            hit = self._first_crossing(traj, seg)
+            watch = Watcher(self, seg)
+            traj = self._run(state, t, w, seg, watch=watch)
+            watch.finish()
+            self._adopt(watch.view, traj)
+            hit = watch.hit
             if hit is None:
                 window = min(2 * window, MAX_WINDOW)
                 self._keep(traj, seg, 0 if first else 1, len(traj))

@@ -113,6 +113,9 @@ _INPUT_NAMES = {1: "tau", 2: "base_wrench", 3: "applied", 4: "extra_rate"}
 # many steps of a small model takes a few tens of milliseconds, often enough
 # to update the progress line and to act on Ctrl-C.
 _BLOCK = 256
+# The same while a watch (a run with contacts) ends the run at an event: the
+# steps integrated past the event in its block are discarded.
+WATCH_BLOCK = 16
 
 
 def _unresolved(t0, duration, h):
@@ -156,13 +159,17 @@ class _Run:
     leaves ``V̇₀`` in ``ws.base_twist[1]`` and ``q̈`` in ``ws.q[2]`` before the rates
     are formed. Runs whose inputs only change at sample instants (no plant,
     and no controller or a held one) take whole steps in one compiled call.
+    ``watch(run)``, given, is called after new samples are recorded
+    (``run.T`` of them); the run ends there when it returns true.
     """
 
     def __init__(self, model, state0, duration, *, dt, controller=None, control_rate=None,
                  plant=None, adaptive=False, rtol=1e-9, atol=1e-12, min_step=None,
                  max_step=None, reference="world", progress=False, t0=0.0, divergence=1e10,
-                 constraints=None, stabilization="projection", segment=False, limits=None):
+                 constraints=None, stabilization="projection", segment=False, limits=None,
+                 watch=None):
         check_model(model)
+        self.watch = watch
         self.model = model
         self.base_ref = about_base(reference)
         self.reference = reference
@@ -293,6 +300,7 @@ class _Run:
              "tau": np.zeros((1, n)), "Wb": np.zeros((1 if self.floating else 0, 6)),
              "Wa": np.zeros((1, N, 6)), "zdot": np.zeros(m), "about_base": False}
         self.b = b
+        self.x_start = self.x_init.copy()          # b["xn"] is x_init, advanced in place
         self.sim = _SIM.call(*(b[f] for f in _SIM_FIELDS))
         if self.held is not None:
             self.held.start(self.model, self.ws, self.sim, b["o"])
@@ -302,6 +310,25 @@ class _Run:
         self.T = 0
         self.rec = None
         self._allocate(16)
+
+    def restart(self, duration, dt):
+        """The run again from its initial state, over ``duration`` with the
+        fixed step ``dt`` (the steps of several lengths from one state that
+        locate an event): the handles, workspace and held set are kept, the
+        samples are new arrays (earlier trajectories keep theirs)."""
+        self.duration, self.dt = check_scalar(duration, "duration", nonneg=True), dt
+        b = self.b
+        b["R"][:] = self.C_init[:3, :3]
+        b["o"][:] = self.C_init[:3, 3]
+        b["xn"][:] = self.x_start
+        if self.held is not None:
+            self.held.arrays["count"][:] = 0
+            self.held.start(self.model, self.ws, self.sim, b["o"])
+        self.steps = self.rejected = self.evaluations = 0
+        self.T = 0
+        self.rec = None
+        self._allocate(16)
+        return self.run()
 
     def _allocate(self, cap):
         """Trajectory storage for ``cap`` samples, keeping what is recorded."""
@@ -463,12 +490,14 @@ class _Run:
     # -- the loop -------------------------------------------------------------
 
     def _record(self, t, rec):
+        """Record sample ``T``; true if :attr:`watch` ends the run there."""
         if self.T == self.cap:
             self._allocate(2 * self.cap)
         k = self.T
         self.kernels[1].call(self.sim, self.con, self.rec_data, k, t, self.base_ref, self.n)
         self._record_inputs(k, k + 1, rec)
         self.T = k + 1
+        return self.watch is not None and bool(self.watch(self))
 
     def _record_inputs(self, k0, k1, rec):
         """Rows ``k0 .. k1−1`` of the input columns (one input for all)."""
@@ -530,7 +559,8 @@ class _Run:
         h, every, steps = self._grid()
         self._allocate(steps + 1)
         rec = self._stage(0, self.t0, h, sample=every > 0)
-        self._record(self.t0, rec)
+        if self._record(self.t0, rec):
+            return
         for k in range(steps):
             t, t_new = self._step_time(k, h, steps, t1)
             hk = t_new - t
@@ -540,7 +570,8 @@ class _Run:
             _POINT.call(self.sim, 4, hk, self.base_ref, False)
             self._commit_step(t_new)
             rec = self._stage(0, t_new, hk, sample=every > 0 and (k + 1) % every == 0)
-            self._record(t_new, rec)
+            if self._record(t_new, rec):
+                return
             if bar is not None:
                 bar.update(t_new, self.steps)
 
@@ -552,10 +583,12 @@ class _Run:
         h, every, steps = self._grid()
         self._allocate(steps + 1)
         rec = self._stage(0, self.t0, h, sample=every > 0)
-        self._record(self.t0, rec)
+        if self._record(self.t0, rec):
+            return
         k = 0
+        block = _BLOCK if self.watch is None else WATCH_BLOCK
         while k < steps:
-            k1 = min(steps, k + _BLOCK)
+            k1 = min(steps, k + block)
             if every:
                 k1 = min(k1, (k // every + 1) * every)
             kind, code, ks, i = self.kernels[2].call(
@@ -583,7 +616,8 @@ class _Run:
                 self._bad_state(ts, kind - 2, code)
             t_new = self._step_time(k1 - 1, h, steps, t1)[1]
             rec = self._stage(0, t_new, h, sample=every > 0 and k1 % every == 0)
-            self._record(t_new, rec)
+            if self._record(t_new, rec):
+                return
             k = k1
             if bar is not None:
                 bar.update(t_new, self.steps)
@@ -600,7 +634,8 @@ class _Run:
         t = self.t0
         h = min(self.dt, max_step)
         rec = self._stage(0, t, h, sample=period is not None)
-        self._record(t, rec)
+        if self._record(t, rec):
+            return
         grow = FAC_MAX
         while t < t1:
             next_sample = math.inf if period is None else self.t0 + (samples + 1) * period
@@ -645,7 +680,8 @@ class _Run:
                 if self.held is not None:
                     self.held.reuse_last_stage()
                 rec = rec4
-            self._record(t, rec)
+            if self._record(t, rec):
+                return
             if bar is not None:
                 bar.update(t, self.steps)
 
@@ -764,7 +800,10 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
         switch moves it onto the plane. Forces are located to round-off as
         well: at every sample a sticking contact's force is inside its cone
         and a closed contact's normal force non-negative, to ``4e-9 m g``
-        (SPEC §10.2). Any value works; a coarse one costs fewer re-steps.
+        (SPEC §10.2). Any value works: each zero is found on the step's
+        dense output and bracketed by two Runge–Kutta steps from the
+        sample before it, more only where the dense output misses it by
+        more than ``event_tol/4``.
     rest_velocity : float ≥ 0, keyword
         A rebound slower than this (m/s) closes the contact inelastically,
         so that a bouncing body comes to rest after finitely many bounces;
@@ -879,14 +918,21 @@ def simulate(model, state0, duration, *, dt, controller=None, control_rate=None,
     return run.run()
 
 
-def _segment(model, state0, duration, **kw):
+def _segment(model, state0, duration, reuse=None, **kw):
     """:func:`simulate` of one stretch of a run with contacts (a window of
     steps, or one step to an event being located): no contacts, and no check
     of the step against the time's resolution, which the whole run had and
-    which a located step, a fraction of one, may be below."""
+    which a located step, a fraction of one, may be below. ``reuse``, a
+    dict, keeps the run to restart it (:meth:`_Run.restart`) for the next
+    stretch from the same ``state0`` with the same arguments but ``duration``
+    and ``dt``."""
+    if reuse is not None and "run" in reuse:
+        return reuse["run"].restart(duration, kw["dt"])
     run = _Run(model, state0, duration, segment=True, **kw)
     if run.held is not None:
         run.held.check_initial()
+    if reuse is not None:
+        reuse["run"] = run
     return run.run()
 
 
