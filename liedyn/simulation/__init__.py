@@ -5,9 +5,11 @@
 ``state``          :class:`State`, :class:`Inputs`, :class:`Trajectory`,
                    :class:`SimulationError`
 ``integrator``     the RKMK4 stages and steps, compiled
-``run``            the step loop and :func:`simulate`
+``driver``         :func:`simulate` and :func:`project_state`, above the
+                   step loop and the events
+``run``            the step loop
 ``constraints``    held contacts and loops: the constrained stage, the
-                   drift control, :func:`project_state`
+                   drift control
 ``events``         unilateral contacts that open, close, stick and slide:
                    events located on the step, the switches
 ``locate``         the watched functions, the step's dense output and
@@ -21,11 +23,10 @@
 =================  ===================================================
 """
 
-from .constraints import project_state
 from .diagnosis import Diagnosis
 from .events import ContactEvent
 from .limits import InputLimits, InputLimitWarning, LimitViolation
-from .run import simulate
+from .driver import project_state, simulate
 from .state import Inputs, SimulationError, State, Trajectory
 
 __all__ = ["simulate", "ContactEvent", "State", "Inputs", "Trajectory", "SimulationError",

@@ -1,6 +1,6 @@
 """Held contacts and loops in a simulation (SPEC §10.1): the constrained
-stage, the anchors, the projection after an accepted step, and
-:func:`project_state`.
+stage, the anchors, the projection after an accepted step and the
+projection of a state (:func:`liedyn.project_state`, in :mod:`.driver`).
 
 With ``constraints`` every stage of the integrator evaluates the constrained
 forward dynamics of order 0 (SPEC §13.2) in place of §5, and the run keeps
@@ -57,7 +57,7 @@ from ..contact.forward import (INCONSISTENT, RANK_RTOL, _force, constrained_forw
 from ..algorithm.frames import rest_kinematics
 from ..spatial.se3 import _exp_se3_into, _shift_twist
 
-__all__ = ["project_state"]
+__all__ = []
 
 # Gauss–Newton (m, rad; L the robot's extent in m, at least 1, and the
 # round-off of the anchors' coordinates added to both): no step once
@@ -461,49 +461,3 @@ def trajectory_columns(held, rec, T):
             "velocity_residual": rec["velocity_residual"][:T],
             "position_residual": rec["position_residual"][:T],
             "projections": (int(c[0]), int(c[1]))}
-
-
-def project_state(model, constraints, state, *, reference="world"):
-    """The state on the constraints nearest to ``state`` in the kinetic-energy
-    metric: configuration on ``φ = 0`` (Gauss–Newton, SPEC §10.1), then the
-    velocity on ``J ν = 0``, ``ν ← ν − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁺ J ν``.
-
-    Parameters
-    ----------
-    model : Model
-    constraints : ConstraintSet
-        World contacts without an anchor are anchored where their frames are
-        in ``state`` (so only loops and anchored contacts move it).
-    state : State
-    reference : {"world", "base"}, keyword
-        The point the base twist of ``state`` (and of the result) is about.
-
-    Returns
-    -------
-    State
-        The projected state (extra states unchanged), which
-        :func:`liedyn.simulate` accepts with the same ``constraints``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Bad arguments, naming them; ``state``: the Gauss–Newton iteration did
-        not converge in 50 steps.
-    """
-    from .run import _Run
-    from .state import State
-    if not isinstance(state, State):
-        raise TypeError(f"state: expected a liedyn.State, got {type(state).__name__}")
-    run = _Run(model, state, 0.0, dt=1.0, constraints=constraints, stabilization="projection",
-               reference=reference)
-    status = _PROJECT.call(model._data, run.ws._data, run.sim, run.held.data, STATE_ITER)
-    if status == NOT_CONVERGED:
-        k = int(np.nanargmax(np.abs(run.held.arrays["phi"][0])))
-        raise ValueError(f"state: the projection onto the constraints did not converge in "
-                         f"{STATE_ITER} Gauss–Newton steps (|φ| = "
-                         f"{run.held.arrays['err'][0]:.3g} left at "
-                         f"{row_name(run.held.constraints, k)!r}): too far from a "
-                         f"configuration that satisfies them, or a singular one")
-    if status != OK:
-        raise ValueError(f"state: {status_message(status, model)}")
-    return run.current_state()

@@ -95,7 +95,6 @@ from ..contact.unilateral import unilateral_forward_dynamics
 from ..multibody.results import _freeze, _frozen_setattr
 from .modes import (CLOSED, MODE_NAMES, OPEN, SLIDE, SLIP_TOL, STICK, ContactModes,
                     friction_arg)
-from .constraints import project_state
 from .locate import GAP_TOL, EventLocation, Watcher
 from .state import SimulationError, State, Trajectory
 
@@ -185,9 +184,11 @@ class _Hybrid(ContactModes, EventLocation):
     closed contacts held, event location, switches, the joined trajectory
     (the contacts' kinematics and forces: :class:`ContactModes`)."""
 
-    def __init__(self, simulate, model, state0, duration, contacts, restitution, friction,
-                 events, event_tol, rest_velocity, kw, joint_stops=None, stop_restitution=0.0):
-        self.simulate, self.model, self.kw = simulate, model, kw
+    def __init__(self, simulate, project, model, state0, duration, contacts, restitution,
+                 friction, events, event_tol, rest_velocity, kw, joint_stops=None,
+                 stop_restitution=0.0):
+        # simulate: a segment's run (driver._segment); project: driver.project_state
+        self.simulate, self._project, self.model, self.kw = simulate, project, model, kw
         self.sl = sl = check_stops(model, _stops_arg(model, joint_stops), "joint_stops")
         self.ns = len(sl)
         self.cl = cl = check_contacts(model, () if contacts is None else contacts,
@@ -340,7 +341,7 @@ class _Hybrid(ContactModes, EventLocation):
             # what is left of a velocity along a closing or sticking contact is
             # removed, which changes the forces)
             cs, rows = self._constraints(modes, state)
-            held = state if cs is None else project_state(self.model, cs, state)
+            held = state if cs is None else self._project(self.model, cs, state)
             # the slip directions the next segment starts with (its forces are checked
             # with them): along the slip where it has a speed, else from the onset
             _, _, vt_held = self._geometry(held)
@@ -399,9 +400,9 @@ class _Hybrid(ContactModes, EventLocation):
     def _onto_planes(self, state, touching):
         """``state`` with its configuration moved onto the planes of the
         ``touching`` contacts (the nearest in the kinetic-energy metric,
-        :func:`project_state`), its velocities kept."""
+        :func:`liedyn.project_state`), its velocities kept."""
         cs, _ = self._constraints([CLOSED if c else OPEN for c in touching], state)
-        s = project_state(self.model, cs, state)
+        s = self._project(self.model, cs, state)
         return State(s.base_pose, state.base_twist, s.q, state.qd, state.extra)
 
     def _impact(self, state, vn, touching):
@@ -672,7 +673,7 @@ class _Hybrid(ContactModes, EventLocation):
                 # the location's error, removed with it (an inelastic tangential
                 # impulse); if its cone cannot hold the force it then needs, the
                 # contact slides along that force (the settling below)
-                state = project_state(self.model, self._constraints(
+                state = self._project(self.model, self._constraints(
                     [STICK if j in stops else mo for j, mo in enumerate(modes)], state)[0], state)
             touching = [j for j, kd in hits if kd == 0]
             # settled also after a turn alone: the friction's new direction changes the
