@@ -81,3 +81,13 @@ def integrate_pose(C0, twist_of_t, t, steps=64):
         Omega = 0.5 * h * (V1 + V2) + (np.sqrt(3.0) / 12.0) * h * h * (se3.ad(V2) @ V1)
         C = se3.exp(Omega) @ C
     return C
+
+
+def solid_sphere(radius, mass):
+    """A floating solid sphere, centre of mass at its origin,
+    ``I = 2/5 m ρ² I₃``, under the default gravity (−9.81 along z)."""
+    import liedyn as ld
+    b = ld.ModelBuilder()
+    b.add_body("ball", None, None, np.eye(4),
+               se3.spatial_inertia(mass, np.zeros(3), 0.4 * mass * radius ** 2 * np.eye(3)))
+    return b.build()

@@ -37,7 +37,7 @@ from liedyn import se3
 from models.trees import random_tree
 from tests import contact_oracle as oracle
 from tests.contact_robots import FEET, solo, solo_standing
-from tests.helpers import assert_close
+from tests.helpers import assert_close, solid_sphere
 from tests.robots import Trajectory
 from tests.test_contact_forward import liedyn_order_0, taylor_errors, with_frames
 
@@ -78,15 +78,6 @@ def material_velocity(model, cs, state, c=0):
 
 def nu_jet(model, V, q):
     return np.hstack([V, q[1:]]) if model.floating_base else q[1:]
-
-
-def ball(radius=0.1, mass=2.0):
-    """A floating solid sphere, centre of mass at its origin,
-    ``I = 2/5 m ρ² I₃``."""
-    b = ld.ModelBuilder(gravity=(0.0, 0.0, -G))
-    b.add_body("ball", None, None, np.eye(4),
-               se3.spatial_inertia(mass, np.zeros(3), 0.4 * mass * radius ** 2 * np.eye(3)))
-    return b.build()
 
 
 # ---------------------------------------------- 1. rows against kinematics --
@@ -314,7 +305,7 @@ def test_forces_do_no_work_and_newton_euler_with_the_forces_at_the_touching_poin
 @pytest.mark.parametrize("theta", [0.2, 0.6])
 def test_a_solid_sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta(theta):
     rho, m = 0.1, 2.0
-    model = ball(rho, m)
+    model = solid_sphere(rho, m)
     n = np.array([-np.sin(theta), 0.0, np.cos(theta)])
     down = -np.array([np.cos(theta), 0.0, np.sin(theta)])           # down the slope
     C = se3.exp(np.array([0.3, -1.1, 0.4, 0.0, 0.0, 0.0]))
@@ -353,7 +344,7 @@ def test_a_spinning_sphere_rolls_straight_at_constant_speed_in_simulate():
     and the energy too: the errors are RK4's, falling 16× when ``dt``
     halves."""
     rho, m = 0.1, 2.0
-    model = ball(rho, m)
+    model = solid_sphere(rho, m)
     n = np.array([0.0, 0.0, 1.0])
     cdot = np.array([0.8, -0.5, 0.0])
     omega = np.cross(n, cdot) / rho + 3.0 * n
@@ -389,7 +380,7 @@ def test_a_sliding_sphere_landing_on_the_ground_rolls_at_five_sevenths_of_its_sp
     ``ω⁺ = (0, 5/7 v/ρ, 0)`` (its angular momentum about the touching point
     is kept: the impulse acts there), and loses ``½ m w² + ½ m v² · 2/7``."""
     rho, m, v, w = 0.1, 2.0, 1.4, 0.6
-    model = ball(rho, m)
+    model = solid_sphere(rho, m)
     C = np.eye(4)
     C[:3, 3] = [0.2, -0.3, rho]
     V = np.concatenate([np.zeros(3), [v, 0.0, -w]])                  # ω = 0: v = ċ
@@ -435,7 +426,7 @@ def test_round_feet_distribution_balances_the_base_wrench_about_the_touching_poi
 # ------------------------------------------------------------ 6. bad input --
 
 def test_bad_input_names_the_argument():
-    model = ball()
+    model = solid_sphere(0.1, 2.0)
     with pytest.raises(ValueError, match=r"^radius: expected a finite number > 0"):
         ld.RollingContact("ball", normal=[0, 0, 1], radius=0.0)
     with pytest.raises(ValueError, match=r"^radius: expected a finite number > 0"):

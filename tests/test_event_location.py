@@ -17,6 +17,7 @@ import liedyn as ld
 from liedyn.simulation.locate import WATCH_EVERY, DenseStep, root
 from liedyn.simulation.run import WATCH_BLOCK
 from liedyn.spatial.se3 import exp
+from tests.helpers import solid_sphere
 
 G = 9.81
 MASS = 2.0
@@ -24,12 +25,7 @@ RADIUS = 0.1
 
 
 def ball_model():
-    b = ld.ModelBuilder()
-    inertia = np.zeros((6, 6))
-    inertia[:3, :3] = 0.4 * MASS * RADIUS ** 2 * np.eye(3)
-    inertia[3:, 3:] = MASS * np.eye(3)
-    b.add_body("ball", None, None, np.eye(4), inertia)
-    return b.build()
+    return solid_sphere(RADIUS, MASS)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import liedyn as ld
-from tests.helpers import assert_close
+from tests.helpers import assert_close, solid_sphere
 
 G = 9.81
 MASS = 2.0
@@ -36,12 +36,7 @@ AXIS = np.cross(NORMAL, DOWNHILL)          # a sphere rolling downhill spins abo
 
 @pytest.fixture(scope="module")
 def ball():
-    b = ld.ModelBuilder()
-    inertia = np.zeros((6, 6))
-    inertia[:3, :3] = 0.4 * MASS * RADIUS ** 2 * np.eye(3)
-    inertia[3:, 3:] = MASS * np.eye(3)
-    b.add_body("ball", None, None, np.eye(4), inertia)
-    return b.build()
+    return solid_sphere(RADIUS, MASS)
 
 
 def on_incline(model, mu, duration, twist=None):
