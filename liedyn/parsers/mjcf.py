@@ -88,7 +88,7 @@ import numpy as np
 
 from ..spatial import se3
 from ..multibody.model import ModelBuilder, Prismatic, Revolute
-from .urdf import _file_name, _listing
+from ._messages import _file_name, _listing
 
 __all__ = ["MJCFError", "MJCFWarning", "load_mjcf", "element_name", "site_frame_name"]
 

@@ -39,7 +39,8 @@ from urllib.parse import unquote
 import numpy as np
 
 from ..multibody.model import check_model
-from ..parsers.urdf import URDFWarning, _pose, _read, parse_urdf
+from ..parsers.description import _pose
+from ..parsers.urdf import URDFWarning, _read, parse_urdf
 from . import meshes
 
 __all__ = ["Visual", "urdf_visuals", "mjcf_visuals", "primitive_visual"]
