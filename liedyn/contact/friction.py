@@ -49,7 +49,8 @@ from ..multibody.workspace import binomials
 from ._qp import INFEASIBLE, SOLVED, solve_qp
 from .constraints import _kinematics, _normal_arg, jacobian_jets
 from .gaps import _real, check_contacts, point_constraints
-from .inverse import _consistency, _solve_min_norm, _weight_arg, constrained_inverse_dynamics
+from ._min_norm import _min_norm_jets
+from .inverse import _consistency, _weight_arg, constrained_inverse_dynamics
 
 __all__ = ["friction_cone_margin", "time_to_slip", "friction_cone_distribution",
            "FrictionDistributionResult"]
@@ -357,9 +358,8 @@ def friction_cone_distribution(model, contacts, base_pose, base_twist, q, order,
                          "unique, so the force jets are not defined; only order 0 is")
     if r > 0:
         rhs = np.concatenate([w, np.zeros((r + 1, int(act.sum())))], axis=1)
-        lam, _ = _solve_min_norm(E, rhs, R, r, binomials(r), False, cs,
-                                 [f"base wrench component {i}" for i in range(6)]
-                                 + [label[i] for i in np.flatnonzero(act)])
+        lam = np.zeros((r + 1, m))                                # E₀ of full row rank (above)
+        _min_norm_jets(np.ascontiguousarray(E), rhs, np.ascontiguousarray(R), r, binomials(r), lam)
     else:
         lam = lam0[None]
     inv = constrained_inverse_dynamics(model, cs, C0, Vj, qj, r, force=lam, applied=applied)

@@ -44,6 +44,7 @@ from ..multibody.results import _frozen_setattr
 from ..multibody.workspace import binomials, workspace_for
 from .constraints import KIND_6D, KIND_STOP, check_constraints
 from .forward import row_name
+from ._min_norm import _least_squares_jets, _min_norm_jets, _on_independent_rows, _row_rank
 from .results import _Forces
 from .rows import _force, contact_points, jacobian_jets_kernel, point_jets
 
@@ -58,10 +59,6 @@ _setattr = object.__setattr__
 # size of gravity that cancel to ~1e-13 and leave nothing to be relative to.
 CONSISTENCY_RTOL = 1e-8
 CONSISTENCY_ATOL = 1e-10
-RANK_RTOL = 1e-10
-# A row the independent rows do not carry is met when its residual is at
-# most this times the largest term of its order (round-off of the wrench).
-RESIDUAL_RTOL = 1e-10
 
 
 class ConstrainedInverseDynamicsResult(_Forces):
@@ -166,141 +163,9 @@ def _consistency(cs, J, nu, r):
                              f"constraints (J ν = 0 and its derivatives)")
 
 
-def _independent_rows(E0, rank):
-    """``rank`` rows of ``E0`` that are linearly independent, picked greedily
-    by the largest remainder (Gram–Schmidt with pivoting), in order."""
-    X = np.array(E0, float)
-    keep = []
-    for _ in range(rank):
-        norms = np.linalg.norm(X, axis=1)
-        norms[keep] = -1.0
-        i = int(np.argmax(norms))
-        keep.append(i)
-        e = X[i] / norms[i]
-        X -= np.outer(X @ e, e)
-    return sorted(keep)
-
-
-def _kkt_jets(E, w, R, r, B):
-    """Jets of ``argmin ½ xᵀ R x  s.t.  E x = w`` for ``E`` of full row rank:
-    one KKT matrix, one solve per order (SPEC §13.3)."""
-    s, u = E.shape[1:]
-    x = np.zeros((r + 1, u))
-    mu = np.zeros((r + 1, s))
-    K = np.block([[R, -E[0].T], [E[0], np.zeros((s, s))]])
-    lu = np.linalg.inv(K)
-    for k in range(r + 1):
-        top = sum((B[k, a] * E[a].T @ mu[k - a] for a in range(1, k + 1)), np.zeros(u))
-        bot = w[k] - sum((B[k, a] * E[a] @ x[k - a] for a in range(1, k + 1)), np.zeros(s))
-        y = lu @ np.concatenate([top, bot])
-        x[k], mu[k] = y[:u], y[u:]
-    return x
-
-
-def _residual(E, x, w, r, B):
-    """``(E x − w)^(k)`` and the size of its terms, ``Σ_a C(k,a) |E^(a)| |x^(k−a)|
-    + |w^(k)|``, per order."""
-    res = np.array([sum(B[k, a] * E[a] @ x[k - a] for a in range(k + 1)) - w[k]
-                    for k in range(r + 1)])
-    size = np.array([sum(B[k, a] * np.abs(E[a]) @ np.abs(x[k - a]) for a in range(k + 1))
-                     + np.abs(w[k]) for k in range(r + 1)])
-    return res, size
-
-
-def _solve_min_norm(E, w, R, r, B, least_squares, cs, labels):
-    """Jets ``x^(0..r)`` of ``argmin ½ xᵀ R x  s.t.  E x = w``, with the
-    residual jets ``E x − w``. NumPy, for :mod:`liedyn.contact.friction`;
-    the compiled form is :func:`constrained_inverse_kernel`'s.
-
-    Full row rank: the KKT system. Rank below the rows (an under-actuated
-    base, six coplanar rotors): the rows of an independent subset carry the
-    constraints; the others hold for a motion the actuators can produce, and
-    are accepted when their residual is round-off, at most
-    :data:`RESIDUAL_RTOL` of the largest term of its order. Otherwise, with
-    ``least_squares`` and full column rank, the least-squares ``x``."""
-    s, u = E.shape[1:]
-    x = np.zeros((r + 1, u))
-    if s == 0:
-        return x, np.zeros((r + 1, 0))
-    rank = np.linalg.matrix_rank(E[0], tol=RANK_RTOL * max(np.abs(E[0]).max(), 1e-300))
-    if rank == s:
-        x = _kkt_jets(E, w, R, r, B)
-        return x, _residual(E, x, w, r, B)[0]
-    if rank > 0:
-        keep = _independent_rows(E[0], rank)                       # SPEC §13.3
-        x = _kkt_jets(E[:, keep], w[:, keep], R, r, B)
-    res, size = _residual(E, x, w, r, B)
-    if np.all(np.abs(res) <= RESIDUAL_RTOL * size.max(axis=1, keepdims=True)):
-        return x, res
-    if least_squares and rank == u:
-        # (EᵀE) x = Eᵀ w, differentiated: Σ binom (EᵀE)^(a) x^(k−a) = (Eᵀ w)^(k)
-        EtE = np.array([sum(B[k, a] * E[a].T @ E[k - a] for a in range(k + 1)) for k in range(r + 1)])
-        Etw = np.array([sum(B[k, a] * E[a].T @ w[k - a] for a in range(k + 1)) for k in range(r + 1)])
-        inv0 = np.linalg.inv(EtE[0])
-        for k in range(r + 1):
-            x[k] = inv0 @ (Etw[k] - sum((B[k, a] * EtE[a] @ x[k - a] for a in range(1, k + 1)),
-                                        np.zeros(u)))
-        return x, _residual(E, x, w, r, B)[0]
-    k, i = np.unravel_index(int(np.argmax(np.abs(res) / np.maximum(size.max(axis=1, keepdims=True),
-                                                                    1e-300))), res.shape)
-    what = "" if k == 0 else f" (derivative {k})"
-    hint = ("; pass least_squares=True for the least-squares forces and their residual"
-            if rank == u and not least_squares else "")
-    raise ValueError(f"constraints: the contacts {list(cs.names)} and base actuators cannot "
-                     f"supply the base wrench and passive-joint forces: rank {rank} for {s} "
-                     f"rows and {u} unknowns; residual {abs(res[k, i]):.3e}{what} on "
-                     f"{labels[i]} against terms of size {size[k].max():.3e}{hint}")
-
-
 # kernel statuses of this module (below the library's own and liedyn.contact.forward's)
 LEAVES = -32              # the motion leaves a constraint: (J ν)^(k) ≠ 0
 CANNOT_SUPPLY = -33       # the rows that determine the unknowns have too low a rank
-CERTAIN_RCOND = 1e-8      # rank by Cholesky when λ_min(E₀E₀ᵀ) ≥ this (entries scaled to ≤ 1)
-
-
-@njit
-def _spd_inverse(A, out):
-    """``out = A⁻¹`` of a symmetric positive definite ``A`` from its
-    Cholesky factor ``L`` (``L⁻¹``, then ``L⁻ᵀ L⁻¹``); ``False`` if the
-    factor does not exist (``A`` not numerically positive definite)."""
-    u = A.shape[0]
-    L = np.zeros((u, u))
-    X = np.zeros((u, u))
-    for i in range(u):
-        for j in range(i + 1):
-            s = A[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            if i == j:
-                if not s > 0.0:
-                    return False
-                L[i, i] = np.sqrt(s)
-            else:
-                L[i, j] = s / L[j, j]
-    for j in range(u):                                         # X = L⁻¹ (lower part)
-        X[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, u):
-            s = 0.0
-            for k in range(j, i):
-                s -= L[i, k] * X[k, j]
-            X[i, j] = s / L[i, i]
-    for i in range(u):
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(i, u):
-                s += X[k, i] * X[k, j]
-            out[i, j] = out[j, i] = s
-    return True
-
-
-@njit
-def _inverse(A):
-    """``A⁻¹`` of a symmetric matrix: by Cholesky when it is positive
-    definite, else by LU (``np.linalg.inv``)."""
-    out = np.empty(A.shape)
-    if not _spd_inverse(A, out):
-        out[:] = np.linalg.inv(A)
-    return out
 
 
 @njit
@@ -358,187 +223,6 @@ def _motion_rates(J, Vb, q, K, binom, nb, cd, cols, ncol, info):
         if worst >= 0.0:
             return LEAVES
     return OK
-
-
-@njit
-def _row_rank(E0):
-    """The rank of ``E₀`` as ``np.linalg.matrix_rank`` with the tolerance
-    ``RANK_RTOL · max |E₀|``: ``s`` at once when the Cholesky factor of
-    ``E₀E₀ᵀ`` (entries scaled to at most 1) proves ``λ_min ≥ 1/‖(E₀E₀ᵀ)⁻¹‖∞
-    ≥ CERTAIN_RCOND`` (singular values far above the tolerance), else by
-    counting the singular values above it."""
-    s, u = E0.shape
-    emax = 0.0
-    for i in range(s):
-        for l in range(u):
-            emax = max(emax, abs(E0[i, l]))
-    tol = RANK_RTOL * max(emax, 1e-300)
-    if s <= u and emax > 0.0:
-        G = np.empty((s, s))
-        for i in range(s):
-            for j in range(i + 1):
-                acc = 0.0
-                for l in range(u):
-                    acc += E0[i, l] * E0[j, l]
-                G[i, j] = G[j, i] = acc / (emax * emax)
-        Gi = np.empty((s, s))
-        if _spd_inverse(G, Gi):
-            ninf = 0.0
-            for i in range(s):
-                acc = 0.0
-                for j in range(s):
-                    acc += abs(Gi[i, j])
-                ninf = max(ninf, acc)
-            if ninf * CERTAIN_RCOND <= 1.0:
-                return s
-    sv = np.linalg.svd(E0)[1]
-    rank = 0
-    for i in range(sv.shape[0]):
-        if sv[i] > tol:
-            rank += 1
-    return rank
-
-
-@njit
-def _min_norm_jets(E, w, R, r, binom, x):
-    """Jets ``x^(0..r)`` of ``argmin ½ xᵀ R x  s.t.  E x = w`` (module
-    docstring; ``E₀`` of full row rank; ``R`` empty: ``I``)."""
-    s, u = E.shape[1], E.shape[2]
-    E0 = E[0]
-    Ri = _inverse(R) if R.shape[0] else R
-    Y = np.empty((u, s))                                       # R⁻¹ E₀ᵀ
-    for l in range(u):
-        for i in range(s):
-            if Ri.shape[0]:
-                acc = 0.0
-                for t in range(u):
-                    acc += Ri[l, t] * E0[i, t]
-                Y[l, i] = acc
-            else:
-                Y[l, i] = E0[i, l]
-    Sm = np.empty((s, s))                                      # S = E₀ R⁻¹ E₀ᵀ
-    for i in range(s):
-        for j in range(i + 1):
-            acc = 0.0
-            for l in range(u):
-                acc += E0[i, l] * Y[l, j]
-            Sm[i, j] = Sm[j, i] = acc
-    Si = _inverse(Sm)
-    mu = np.zeros((r + 1, s))
-    top = np.empty(u)
-    z = np.empty(u)
-    rhs = np.empty(s)
-    for k in range(r + 1):
-        for l in range(u):                                     # t = Σ_{a≥1} E^(a)ᵀ μ^(k−a)
-            acc = 0.0
-            for a in range(1, k + 1):
-                f = binom[k, a]
-                for i in range(s):
-                    acc += f * E[a, i, l] * mu[k - a, i]
-            top[l] = acc
-        for l in range(u):                                     # z = R⁻¹ t
-            if Ri.shape[0]:
-                acc = 0.0
-                for t in range(u):
-                    acc += Ri[l, t] * top[t]
-                z[l] = acc
-            else:
-                z[l] = top[l]
-        for i in range(s):                                     # b − E₀ z
-            acc = w[k, i]
-            for a in range(1, k + 1):
-                f = binom[k, a]
-                for l in range(u):
-                    acc -= f * E[a, i, l] * x[k - a, l]
-            for l in range(u):
-                acc -= E0[i, l] * z[l]
-            rhs[i] = acc
-        for i in range(s):
-            acc = 0.0
-            for j in range(s):
-                acc += Si[i, j] * rhs[j]
-            mu[k, i] = acc
-        for l in range(u):                                     # x = z + R⁻¹ E₀ᵀ μ
-            acc = z[l]
-            for i in range(s):
-                acc += Y[l, i] * mu[k, i]
-            x[k, l] = acc
-
-
-@njit
-def _on_independent_rows(E, w, R, r, binom, rank, x):
-    """For ``E₀`` of rank below its rows (an under-actuated base, six
-    coplanar rotors): the minimum-norm jets ``x`` on ``rank`` independent
-    rows (Gram–Schmidt with pivoting by the largest remainder), and whether
-    every other row holds to round-off, ``|(E x − w)^(k)_i| ≤ RESIDUAL_RTOL
-    max_i (Σ_a C(k,a) |E^(a)| |x^(k−a)| + |w^(k)|)_i`` (SPEC §13.3): a motion
-    the actuators can produce."""
-    s, u = E.shape[1], E.shape[2]
-    X = E[0].copy()
-    keep = np.zeros(s, np.bool_)
-    for _ in range(rank):
-        best, i = -1.0, 0
-        for t in range(s):
-            if not keep[t]:
-                nt = np.sqrt(np.sum(X[t] * X[t]))
-                if nt > best:
-                    best, i = nt, t
-        keep[i] = True
-        e = X[i] / best
-        for t in range(s):
-            X[t] -= np.sum(X[t] * e) * e
-    rows = np.nonzero(keep)[0]
-    Ek = np.empty((r + 1, rows.shape[0], u))
-    wk = np.empty((r + 1, rows.shape[0]))
-    for k in range(r + 1):
-        for j in range(rows.shape[0]):
-            Ek[k, j] = E[k, rows[j]]
-            wk[k, j] = w[k, rows[j]]
-    _min_norm_jets(Ek, wk, R, r, binom, x)
-    for k in range(r + 1):
-        worst, size = 0.0, 0.0
-        for i in range(s):
-            acc, mag = -w[k, i], abs(w[k, i])
-            for a in range(k + 1):
-                f = binom[k, a]
-                for l in range(u):
-                    acc += f * E[a, i, l] * x[k - a, l]
-                    mag += f * abs(E[a, i, l]) * abs(x[k - a, l])
-            worst, size = max(worst, abs(acc)), max(size, mag)
-        if worst > RESIDUAL_RTOL * size:
-            return False
-    return True
-
-
-@njit
-def _least_squares_jets(E, w, r, binom, x):
-    """Jets of the least-squares ``x`` (``E₀`` of full column rank):
-    ``Σ_a binom(k, a) (EᵀE)^(a) x^(k−a) = (Eᵀ w)^(k)``."""
-    s, u = E.shape[1], E.shape[2]
-    EtE = np.zeros((r + 1, u, u))
-    Etw = np.zeros((r + 1, u))
-    for k in range(r + 1):
-        for a in range(k + 1):
-            f = binom[k, a]
-            for l in range(u):
-                for i in range(s):
-                    Etw[k, l] += f * E[a, i, l] * w[k - a, i]
-                    for t in range(u):
-                        EtE[k, l, t] += f * E[a, i, l] * E[k - a, i, t]
-    inv0 = np.linalg.inv(EtE[0])
-    b = np.empty(u)
-    for k in range(r + 1):
-        for l in range(u):
-            acc = Etw[k, l]
-            for a in range(1, k + 1):
-                for t in range(u):
-                    acc -= binom[k, a] * EtE[a, l, t] * x[k - a, t]
-            b[l] = acc
-        for l in range(u):
-            acc = 0.0
-            for t in range(u):
-                acc += inv0[l, t] * b[t]
-            x[k, l] = acc
 
 
 @njit
@@ -802,7 +486,7 @@ def constrained_inverse_dynamics(model, constraints, base_pose, base_twist, q, o
         efforts join ``λ`` in the minimum-norm problem. With fewer
         independent columns than six (a quadrotor's allocation, rank 4; six
         coplanar rotors, rank 4) the base wrench must be one they produce:
-        a motion whose residual is round-off (:data:`RESIDUAL_RTOL` of its
+        a motion whose residual is round-off (``1e-10`` of its
         terms) is accepted, the efforts split by minimum norm.
     passive : sequence of joint names or q columns, keyword
         Joints without actuators (``τ = 0``): their rows determine loop forces.
