@@ -1,6 +1,7 @@
-"""Go2 and Solo-12 dropped onto their four point feet with friction, then
-standing: the contact invariants of SPEC §10.2 at every sample, the energy
-balance of the whole run, and the first touch-down against ``event_tol``.
+"""Go2 and Solo-12 dropped onto their four feet with friction, then standing,
+on point feet and on round feet with their joint stops: the contact and stop
+invariants of SPEC §10.2 at every sample, the energy balance of the whole
+run, and the first touch-down against ``event_tol``.
 
     python -m experiments.legged_drops                  # quick: 1 s runs (about 2 minutes)
     python -m experiments.legged_drops --full           # 2 s runs
@@ -66,8 +67,8 @@ each over the whole run: whether it runs to the end, the number of
 events, the first touch-down time minus ``√(2h/g)`` (target: within
 ``[0, event_tol]``), the wall time.
 
-**3. A knee driven into its stop** (Go2, standing on its feet with friction,
-``quick``/``--full`` alike): the PD target of the front-left calf joint is
+**3. A knee driven into its stop** (Go2, standing on its round feet of part
+4 with friction, ``quick``/``--full`` alike): the PD target of the front-left calf joint is
 ramped in ``KNEE_RAMP`` s from its standing angle to ``KNEE_TARGET``, past
 its URDF upper limit, with that joint's stop as a unilateral event
 (``joint_stops=True``: every joint's URDF limits, ``stop_restitution=0``). The
@@ -76,12 +77,31 @@ back. The stop's reaction is checked at every sample where it is held
 against the joint's equation of motion by another algorithm:
 ``s λ = τ_ID,j − τ_j``, with ``τ_ID`` the recursive Newton–Euler inverse
 dynamics (``liedyn.inverse_dynamics``) of the recorded motion and
-accelerations with the recorded contact forces applied at the feet, ``τ``
-the PD torque and ``s = −1`` for an upper stop; and the stop's gap while
+accelerations with the recorded contact forces applied at the feet's
+touching points (``ρ`` below the spheres' centres), ``τ`` the PD torque and ``s = −1`` for an upper stop; and the stop's gap while
 held (``|q_j − limit|``).
 
-**4. Figure** (one row per robot): normal and tangential forces per foot
-with the events marked, the contact modes, the kinetic energy.
+**4. Round feet and joint stops** (per robot, the run's duration, part
+``round feet + stops``): the drop of part 1 on spheres
+(``Drop(round_feet=True, joint_stops=True)``, ``models/quadruped_drops.py``)
+of the radius read from each foot's collision mesh in its URDF (Go2
+22.7 mm, Solo-12 16.0 mm; the contact frame is the foot frame, at the
+sphere's centre), with every joint's URDF limits as stops (restitution 0).
+The rows of part 1 and its energy balance, where for a round foot the gap is
+the sphere's, ``φ = z_c − ρ``, the cone is on the force at its touching
+point ``c − ρ n``, a sticking foot rolls (its material point at the touching
+point is held: no work) and a sliding one's slip velocity is that material
+point's, ``ċ + ρ n × ω``; and the stops' worst values over every sample:
+an open stop's gap against ``−(|q̇|max event_tol + ½ |q̈|max event_tol²)``
+(the run's fastest joint), its force exactly 0, a closed stop's force
+``≥ −4 ε_F · 1 m``, a held stop's ``|φ|`` after each switch ≤ 1e-9 rad, and
+the closest approach to a stop. These drops close no stop (Go2's knees stay
+0.6 rad from their limits; Solo-12's are ±10 rad): they are watched through
+every event and reported; part 3 closes one.
+
+**5. Figure** (one row per robot and part): normal and tangential forces per foot
+with the events marked, the contact modes (and the stops that close), the
+kinetic energy.
 
 Writes to ``paper_figures/`` (``--out DIR`` elsewhere, ``_full`` names with
 ``--full``): ``legged_drops.csv`` (values and targets, met or missed, with
@@ -124,6 +144,8 @@ KNEE_TOL = 1e-8               # times m g (N m): the reaction check's bound (rou
 QUICK = dict(duration=1.0)
 FULL = dict(duration=2.0)
 
+ROUND = "round feet + stops"  # the part dropped on round feet with the joint stops
+
 OPEN, CLOSED, STICKING, SLIDING = 0, 1, 2, 3
 KINDS = ("touch-down", "lift-off", "slip", "stick")
 
@@ -142,12 +164,15 @@ def energies(drop, traj):
 
 
 def slip_velocities(drop, traj):
-    """``v_t (T, nc, 2)``: each foot's velocity along the ground at the
-    samples where it slides (0 elsewhere)."""
+    """``v_t (T, nc, 2)``: each foot's slip velocity along the ground at the
+    samples where it slides (0 elsewhere): that of its material point at the
+    touching point, ``ċ + ρ n × ω`` (SPEC §10.2; ``ċ`` for a point foot)."""
     out = np.zeros(traj.contact_mode.shape + (2,))
+    n = np.array([0.0, 0.0, 1.0])
     for k, c in zip(*np.nonzero(traj.contact_mode == SLIDING)):
-        v = ld.frame_kinematics(drop.model, traj.base_pose[k], traj.base_twist[k], traj.q[k], 0,
-                                drop.feet[c]).position[1]
+        fk = ld.frame_kinematics(drop.model, traj.base_pose[k], traj.base_twist[k], traj.q[k], 0,
+                                 drop.feet[c])
+        v = fk.position[1] + drop.radius * np.cross(n, fk.twist[0, :3])
         out[k, c] = v[:2]
     return out
 
@@ -221,7 +246,37 @@ def analyse(drop, traj, event_tol):
         power=float(np.max(power[sliding])) if sliding.any() else -np.inf,
         power_at=float(traj.time[np.nonzero(sliding)[0][np.argmax(power[sliding])]])
         if sliding.any() else np.nan)
+    if traj.stop_names:
+        out.update(stop_invariants(drop, traj, event_tol, after))
     return out
+
+
+def stop_invariants(drop, traj, event_tol, after):
+    """The joint stops' worst values over every sample (SPEC §10.2): an open
+    stop's gap against ``−(|q̇|_max event_tol + ½ |q̈|_max event_tol²)``
+    (the most a located touch-down leaves, with the run's fastest joint), a
+    closed stop's force ``λ ≥ −4 ε_F · 1 m`` and an open one's exactly 0,
+    a held stop's ``|φ|`` right after each switch; the closest approach to a
+    stop and the largest reaction."""
+    m = drop.model
+    joints = [m.joint_names.index(name.split(":")[1]) for name in traj.stop_names]
+    lam, mode, gap = traj.stop_force, traj.stop_mode, traj.stop_gap
+    closed, open_ = mode > OPEN, mode == OPEN
+    qd = float(np.max(np.abs(traj.q[:, 1, joints])))
+    qdd = float(np.max(np.abs(traj.joint_acceleration[:, joints])))
+    held = np.abs(gap[after][closed[after]])
+    stops = {e.contact for e in traj.events} & set(traj.stop_names)
+    return dict(
+        n_stops=len(traj.stop_names), stop_events=sum(e.contact in stops for e in traj.events),
+        stops_closed=len(stops),
+        stop_gap_min=float(np.min(gap[open_])) if open_.any() else np.inf,
+        stop_gap_bound=-(qd * event_tol + 0.5 * qdd * event_tol ** 2),
+        stop_closest=float(np.min(gap)),
+        stop_closest_name=traj.stop_names[int(np.argmin(np.min(gap, axis=0)))],
+        stop_lam_min=float(np.min(lam[closed])) if closed.any() else np.inf,
+        stop_lam_open=float(np.max(np.abs(lam[open_]))) if open_.any() else 0.0,
+        stop_lam_max=float(np.max(lam)) if closed.any() else 0.0,
+        stop_held_gap=float(np.max(held)) if held.size else 0.0)
 
 
 def completed(run, *args, **kw):
@@ -246,7 +301,7 @@ def first_touch_down(drop, traj):
 def knee_stop(duration=KNEE_DURATION, progress=False):
     """Part 3: ``(drop, traj, result)`` of the knee driven into its stop."""
     robot, joint = KNEE
-    drop = Drop(robot, 0.0)
+    drop = Drop(robot, 0.0, round_feet=True, joint_stops=True)
     m = drop.model
     j = m.joint_names.index(joint)
     q_s, kp, kd = drop.q, drop.kp, drop.kd
@@ -258,18 +313,20 @@ def knee_stop(duration=KNEE_DURATION, progress=False):
         return ld.Inputs(tau=kp * (q_t - s.q) - kd * s.qd)
     traj = ld.simulate(m, drop.standing(), duration, dt=DT, contacts=drop.contacts,
                        friction=drop.mu, restitution=0.0, controller=law, event_tol=EVENT_TOL,
-                       joint_stops=True, stop_restitution=0.0, progress=progress)
+                       joint_stops=drop.joint_stops, stop_restitution=0.0, progress=progress)
     name = f"stop:{joint}:upper"
     i = traj.stop_names.index(name)
     limit = float(m.joint_upper[j])
     held = traj.stop_mode[:, i] > OPEN
-    # the joint's equation of motion by inverse dynamics, the contact forces applied at the feet
+    # the joint's equation of motion by inverse dynamics, the contact forces applied at the
+    # feet's touching points, rho below their centres
     body = np.array(m.frame_body)[[m.frame_names.index(f) for f in drop.feet]]
     reaction = np.full(len(traj), np.nan)
     for k in np.nonzero(held)[0]:
         W = np.zeros((1, m.n_bodies, 6))
         for c, b in enumerate(body):
             p = ld.frame_pose(m, traj.base_pose[k], traj.q[k, 0], drop.feet[c])[:3, 3]
+            p = p - drop.radius * np.array([0.0, 0.0, 1.0])
             F = traj.contact_force[k, c]
             W[0, b] += np.concatenate([np.cross(p, F), F])
         V = np.vstack([traj.base_twist[k], traj.base_acceleration[k][None]])
@@ -299,9 +356,9 @@ def _row(robot, part, quantity, value, unit, target=None, met=None, **extra):
                 met="" if met is None else ("yes" if met else "no"), **extra)
 
 
-def run_rows(robot, drop, res, wall, load, duration, stopped):
+def run_rows(robot, drop, res, wall, load, duration, stopped, part="run", energy="energy"):
     mg, r = drop.weight, []
-    p = "run"
+    p = part
     r.append(_row(robot, p, f"runs to the end ({duration:g} s)"
                   + ("" if stopped is None else f" ({stopped})"), "", "", None, stopped is None))
     for k in KINDS:
@@ -329,7 +386,9 @@ def run_rows(robot, drop, res, wall, load, duration, stopped):
     r.append(_row(robot, p, "kinetic energy at the end", res["T_end"], "J"))
     r.append(_row(robot, p, "vertical contact forces at the end against m g, relative error",
                   res["weight_err"], ""))
-    p = "energy"
+    if "n_stops" in res:
+        r += stop_rows(robot, p, res, mg)
+    p = energy
     for name, text in (("dE", "change of T + U + PD spring energy over the run"),
                        ("impacts", "impact losses reported by the events"),
                        ("damping", "PD damping work, integral of K_d |qdot|^2 dt"),
@@ -349,6 +408,25 @@ def run_rows(robot, drop, res, wall, load, duration, stopped):
                             "|dE + impacts + damping + applied|", abs(res["residual_applied"]),
                   "J"))
     return r
+
+
+def stop_rows(robot, p, res, mg):
+    bound = FORCE_BOUND * mg
+    return [
+        _row(robot, p, f"joint stops (URDF limits): {res['n_stops']}, closed during the run",
+             res["stops_closed"], "count"),
+        _row(robot, p, "events of the stops", res["stop_events"], "count"),
+        _row(robot, p, f"closest approach to a stop, min s (q_j - limit) "
+                       f"({res['stop_closest_name']})", res["stop_closest"], "rad"),
+        _row(robot, p, "open stop's gap, min", res["stop_gap_min"], "rad",
+             res["stop_gap_bound"], res["stop_gap_min"] >= res["stop_gap_bound"]),
+        _row(robot, p, "open stop's force, max |lambda| (exactly 0)", res["stop_lam_open"], "N m",
+             0.0, res["stop_lam_open"] == 0.0),
+        _row(robot, p, "closed stop's force, min (lever 1 m)", res["stop_lam_min"], "N m",
+             -bound, res["stop_lam_min"] >= -bound),
+        _row(robot, p, "held stops' |gap| right after each switch, max", res["stop_held_gap"],
+             "rad", HELD_GAP, res["stop_held_gap"] <= HELD_GAP),
+        _row(robot, p, "stop reaction, max", res["stop_lam_max"], "N m")]
 
 
 def sweep_rows(robot, sweep, duration):
@@ -417,10 +495,17 @@ def plot(results, path):
         for c, foot in enumerate(drop.feet):
             a.step(t, traj.contact_mode[:, c] + 0.12 * (c - 1.5), where="post", lw=1.0,
                    color=f"C{c}", label=foot)
+        stops = ""
+        if "n_stops" in res:
+            for i in np.nonzero(np.any(traj.stop_mode > OPEN, axis=0))[0]:
+                a.step(t, traj.stop_mode[:, i] - 0.3, where="post", lw=1.0, color="k",
+                       ls=":", label=traj.stop_names[i])
+            stops = (f"; {res['n_stops']} stops, {res['stops_closed']} closed, closest "
+                     f"{res['stop_closest']:.2f} rad")
         a.set_yticks(range(4), names)
         a.set(xlabel="t (s)", title=f"{robot}: contact modes (offset per foot)\n"
                                      f"events: " + ", ".join(f"{n} {k}" for k, n in
-                                                            res["events"].items()))
+                                                            res["events"].items()) + stops)
         a.legend(fontsize=7)
         a = ax[row, 2]
         a.semilogy(t, np.maximum(res["T"], 1e-14), lw=1.0, color="C0")
@@ -433,8 +518,8 @@ def plot(results, path):
     for a in ax.flat:
         a.grid(True, which="both", alpha=0.3)
         a.title.set_fontsize(9)
-    fig.suptitle(f"Quadrupeds dropped from {DROP * 100:g} cm onto point feet with friction",
-                 fontsize=11)
+    fig.suptitle(f"Quadrupeds dropped from {DROP * 100:g} cm with friction: on point feet, and on "
+                 f"round feet with their joint stops ({ROUND})", fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -512,6 +597,18 @@ def main(argv=None):
                               load=load_columns(before, machine_load())))
         rows += sweep_rows(robot, sweep, cfg["duration"])
         report(robot, drop, res, wall, load, stopped, sweep, cfg)
+        drop = Drop(robot, DROP, round_feet=True, joint_stops=True)
+        say(f"{robot}: round feet (radius {drop.radius * 1e3:.2f} mm) and joint stops, "
+            f"{cfg['duration']:g} s")
+        before = machine_load()
+        traj, stopped, wall = completed(drop.run, cfg["duration"], EVENT_TOL, DT,
+                                        progress=progress)
+        load = load_columns(before, machine_load())
+        res = analyse(drop, traj, EVENT_TOL)
+        results[f"{robot} {ROUND}"] = (drop, traj, res)
+        rows += run_rows(robot, drop, res, wall, load, cfg["duration"], stopped, part=ROUND,
+                         energy=f"{ROUND} energy")
+        report(f"{robot} {ROUND}", drop, res, wall, load, stopped, None, cfg)
     if KNEE[0] in robots:
         say(f"{KNEE[0]}: {KNEE[1]} driven into its stop, {args.knee_duration:g} s")
         before = machine_load()
@@ -543,8 +640,9 @@ def main(argv=None):
 def report(robot, drop, res, wall, load, stopped, sweep, cfg):
     mg = drop.weight
     ev = ", ".join(f"{n} {k}" for k, n in res["events"].items())
+    feet = f"feet of radius {drop.radius * 1e3:.2f} mm" if drop.radius else "point feet"
     print(f"\n{robot} ({drop.mass:.3f} kg, mu = {drop.mu:g}, Kp = {drop.kp:g}, "
-          f"Kd = {drop.kd:g}) dropped from {DROP * 100:g} cm, {cfg['duration']:g} s at "
+          f"Kd = {drop.kd:g}, {feet}) dropped from {DROP * 100:g} cm, {cfg['duration']:g} s at "
           f"dt = {DT:g} s, event_tol = {EVENT_TOL:g} s")
     if stopped is not None:
         print(f"  {stopped}")
@@ -565,6 +663,14 @@ def report(robot, drop, res, wall, load, stopped, sweep, cfg):
           f"{res['quadrature']:.1e}, regularisation {res['regularisation']:.1e})")
     print(f"  with the applied friction's dissipation {res['applied']:.6f} J (-F_t . v_t) in place "
           f"of mu lambda_n |v_t|: residual {res['residual_applied']:.2e} J")
+    if "n_stops" in res:
+        print(f"  {res['n_stops']} joint stops, {res['stops_closed']} closed, "
+              f"{res['stop_events']} events; closest approach {res['stop_closest']:.4f} rad "
+              f"({res['stop_closest_name']}); open gap min {res['stop_gap_min']:.2e} rad "
+              f"(bound {res['stop_gap_bound']:.1e}), closed force min {res['stop_lam_min']:.2e} "
+              f"N m, held |gap| after switches {res['stop_held_gap']:.1e} rad")
+    if sweep is None:
+        return
     print("  event_tol   to the end  events  t1 - sqrt(2h/g) (s)  wall (s)")
     for s in sweep:
         print(f"  {s['event_tol']:<10.0e}  {'yes' if s['stopped'] is None else 'no':<10}  "
