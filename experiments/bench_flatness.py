@@ -11,8 +11,10 @@ example-robot-data: a quadrotor carrying a 2-joint arm).
   (the kinematic pass of order r + 1 that gives the centre of mass in the
   base frame): the ratio ``flat / (inverse + kinematics)``;
 * ``tracking step``: one :meth:`liedyn.control.FlatTrackingLaw.step` at a
-  perturbed state, against ``forward order 1`` plus ``inverse order 2`` at
-  the same state;
+  perturbed state, the target precomputed, against ``forward order 1`` plus
+  ``inverse order 2`` at the same state; ``target``: evaluating the
+  figure-eight's flat outputs once (the user's side of the loop, not part of
+  the step, as in :mod:`experiments.bench_control`);
 * ``batch``: the flat map of order 2 over a 1000-sample trajectory in one
   call against a loop of single calls, timed interleaved (a few rounds).
 
@@ -87,7 +89,8 @@ def callables(model, t=0.3):
             model, res.base_pose, res.base_twist, res.q, r, workspace=ws)
         fns[f"kinematics {r + 1}"] = lambda res=res, r=r, zero=zero: liedyn.forward_kinematics(
             model, np.eye(4), zero, res.q, r + 1)
-    law = control.FlatTrackingLaw(model, (-3, -4, -5, -6), lambda s: figure_eight(n, s, 1),
+    target = figure_eight(n, t, 1)
+    law = control.FlatTrackingLaw(model, (-3, -4, -5, -6), lambda s: target,
                                   yaw_poles=(-4, -5), joint_poles=(-5, -6))
     on = law.state_on(t)
     state = law.state_on(t, base_position=on.base_pose[:3, 3] + 0.05, q=on.q + 0.05)
@@ -102,6 +105,7 @@ def callables(model, t=0.3):
     fd = liedyn.forward_dynamics(model, C, V, qs, 1, tau=tau, base_wrench=W)
     ws_f, ws_i = liedyn.Workspace(model, 1), liedyn.Workspace(model, 2)
     fns["tracking step"] = lambda: law.step(t, state)
+    fns["target"] = lambda: figure_eight(n, t, 1)
     fns["forward order 1"] = lambda: liedyn.forward_dynamics(model, C, V, qs, 1, tau=tau,
                                                              base_wrench=W, workspace=ws_f)
     # the jets forward dynamics gives, one row longer (its cost does not depend on the values)

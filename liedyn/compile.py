@@ -77,6 +77,14 @@ def warm_up(progress=None, only=None):
         s = rotor.state_on(target)
         rotor.plant(0.0, s, rotor(0.0, s))
         control.base_error(C, Vb, C, Vb)
+        com = np.zeros((6, 3))
+        com[2, 2] = 1.0                                  # hovering, accelerating upwards
+        flat = (com, np.zeros(4), np.zeros((4, n)))
+        control.flat_map(m, *flat, r)
+        tracking = control.FlatTrackingLaw(m, (-1.0, -2.0, -3.0, -4.0), lambda t: flat,
+                                           yaw_poles=(-1.0, -2.0), joint_poles=(-1.0, -2.0))
+        s = tracking.state_on(0.0)
+        tracking.plant(0.0, s, tracking(0.0, s))
 
     def held_runs():
         cs = liedyn.ConstraintSet(m, [liedyn.Contact3D(m.body_names[-1])])

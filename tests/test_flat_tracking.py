@@ -3,6 +3,8 @@
 from a perturbed start the errors are the solutions of the designed linear
 error equations."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from scipy.linalg import expm
@@ -19,6 +21,11 @@ POLES, YAW_POLES, JOINT_POLES = (-3.0, -4.0, -5.0, -6.0), (-4.0, -5.0), (-5.0, -
 @pytest.fixture(scope="module", params=["borinot", "tree"])
 def robot(request):
     return _borinot() if request.param == "borinot" else _tree()
+
+
+@pytest.fixture(scope="module")
+def borinot_law():
+    return _law(_borinot())
 
 
 def _law(model):
@@ -90,6 +97,30 @@ def test_near_free_fall_the_law_refuses_the_state(robot):
                    extra=np.array([0.0, 0.0]))
     with pytest.raises(ValueError, match="free fall"):
         law.step(0.3, low)
+
+
+def test_a_bad_state_or_target_is_refused_by_name(borinot_law):
+    law, out = borinot_law
+    s = law.state_on(0.3)
+    fields = dict(base_pose=s.base_pose, base_twist=s.base_twist, q=s.q, qd=s.qd, extra=s.extra)
+    nan_q = SimpleNamespace(**(fields | {"q": np.full_like(s.q, np.nan)}))
+    with pytest.raises(ValueError, match="state.q: contains NaN"):
+        law.step(0.3, nan_q)
+    sheared = s.base_pose.copy()
+    sheared[0, 1] += 0.1
+    with pytest.raises(ValueError, match="state.base_pose"):
+        law.step(0.3, SimpleNamespace(**(fields | {"base_pose": sheared})))
+    with pytest.raises(ValueError, match=r"state.extra: expected shape \(2,\)"):
+        law.step(0.3, SimpleNamespace(**(fields | {"extra": np.ones(3)})))
+    short = control.FlatTrackingLaw(law.model, POLES, lambda t: (out(t, 1)[0][:4],) + out(t, 1)[1:],
+                                    yaw_poles=YAW_POLES, joint_poles=JOINT_POLES)
+    with pytest.raises(ValueError, match=r"target: com: expected a jet of shape \(≥5, 3\)"):
+        short.step(0.3, s)
+    inf = control.FlatTrackingLaw(law.model, POLES,
+                                  lambda t: (out(t, 1)[0], np.full(3, np.inf), out(t, 1)[2]),
+                                  yaw_poles=YAW_POLES, joint_poles=JOINT_POLES)
+    with pytest.raises(ValueError, match="target: yaw: contains NaN or infinite values"):
+        inf.step(0.3, s)
 
 
 def test_elastic_law_with_an_allocation_refuses_wrenches_the_rotors_cannot_make():

@@ -298,6 +298,27 @@ def test_batched_samples_equal_single_calls_and_a_callable_of_time(borinot):
             np.testing.assert_array_equal(getattr(along, name)[i], value, err_msg=name)
 
 
+def test_a_batch_split_among_threads_equals_single_calls(borinot):
+    """Enough samples for one block per core: every sample as its single call,
+    and a bad sample named by its index and time."""
+    out = FigureEight(borinot.n_joints)
+    times = np.linspace(0.0, 2.0, 4 * ld.algorithm.batch.MIN_SAMPLES_PER_THREAD + 3)
+    r = 1
+    jets = [out(t, r) for t in times]
+    X, P, Q = (np.stack([j[i] for j in jets]) for i in range(3))
+    batch = control.flat_map(borinot, X, P, Q, r, reference="base")
+    for i in (0, 1, len(times) // 2, len(times) - 1):
+        one = control.flat_map(borinot, *jets[i], r, reference="base")
+        for name, value in one._asdict().items():
+            if value is not None:
+                np.testing.assert_array_equal(getattr(batch, name)[i], value, err_msg=name)
+    bad = len(times) - 2
+    Q[bad, 1, 0] = np.nan
+    with pytest.raises(ValueError, match=rf"q: contains NaN or infinite values at t = "
+                                         rf"{times[bad]:.9g} \(sample {bad}\)"):
+        control.flat_map(borinot, X, P, Q, r, times=times)
+
+
 def test_reference_base_moves_the_point_of_twist_and_wrench(borinot):
     """About the base origin the twist's linear part is ``ṗ`` at row 0 and the
     wrench's moment is ``m_O − p × F``."""

@@ -18,14 +18,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import as_array, check_pose
-from ..algorithm.centroidal import _com_jet
-from ..algorithm.inverse import inverse_dynamics
-from ..algorithm.kinematics import forward_kinematics
+from .._checks import _NO_APPLIED, OK, as_array, check_pose, is_pose, plain, raise_for
+from .._jit import Kernel, njit
+from ..algorithm.inverse import inverse_dynamics_kernel
 from ..multibody.model import check_model
-from ..multibody.results import _hat
+from ..multibody.workspace import Workspace
 from ..simulation import Inputs, State
-from .flatness import flat_map
+from .flatness import _cross_acc, _finite, _finite_rows, com_in_base, flat_map
 from .laws import _gains
 
 __all__ = ["FlatTrackingLaw", "FlatTrackingStep", "THRUST_MIN_RATIO"]
@@ -35,7 +34,10 @@ __all__ = ["FlatTrackingLaw", "FlatTrackingStep", "THRUST_MIN_RATIO"]
 # moments.
 THRUST_MIN_RATIO = 1e-3
 
+BAD_STATE, LOW_THRUST, BAD_TARGET = 201, 202, 203       # statuses of the step's kernel
 
+
+@njit(inline=True)
 def _yaw_jets(R, Rd, Rdd):
     """``(ψ, ψ̇, ψ̈)`` of the Z-X-Y yaw ``ψ = atan2(−R₀₁, R₁₁)`` (SPEC §17.1:
     ``y_B ⊥ x_C``) from ``R``, ``Ṙ``, ``R̈``."""
@@ -46,6 +48,115 @@ def _yaw_jets(R, Rd, Rdd):
     psi_d = (w * ud - u * wd) / s
     psi_dd = (w * udd - u * wdd) / s - psi_d * 2.0 * (u * ud + w * wd) / s
     return np.arctan2(u, w), psi_d, psi_dd
+
+
+@njit(inline=True)
+def _mv(A, x):
+    """``A x`` for a 3×3 ``A``."""
+    return np.array([A[0, 0] * x[0] + A[0, 1] * x[1] + A[0, 2] * x[2],
+                     A[1, 0] * x[0] + A[1, 1] * x[1] + A[1, 2] * x[2],
+                     A[2, 0] * x[0] + A[2, 1] * x[1] + A[2, 2] * x[2]])
+
+
+@njit(inline=True)
+def _dot3(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+
+@njit(inline=True)
+def _second_rotation(R, Rd, w, dw_b, Rdd):
+    """``R̈ = (R ω̇_B)^ R + ω̂ Ṙ`` into ``Rdd``; returns ``ω̇ = R ω̇_B``."""
+    dw = _mv(R, dw_b)
+    for j in range(3):
+        Rdd[:, j] = 0.0
+        _cross_acc(1.0, dw, R[:, j], Rdd[:, j])
+        _cross_acc(1.0, w, Rd[:, j], Rdd[:, j])
+    return dw
+
+
+@njit
+def _step_kernel(model, ws, C, V, x, q0, q1, com_d, yaw_d, q_d, a_x, a_psi, a_q, m, f_min,
+                 W_app, u, e, e_psi, e_q, Vj, qj):
+    """One step of the law (SPEC §17.6) into ``u``, the error rows, ``V₀^(0..1)``
+    and ``q^(0..2)``; ``ws`` of order 0. Returns a status."""
+    n = q0.shape[0]
+    if not (is_pose(C) and _finite(V) and _finite(x) and _finite(q0) and _finite(q1)):
+        return BAD_STATE
+    f, fd = x[0], x[1]
+    if not f > f_min:
+        return LOW_THRUST
+    if not (_finite_rows(com_d, 5) and _finite(yaw_d[:3]) and _finite_rows(q_d, 3)):
+        return BAD_TARGET
+    g = model.gravity
+    R, p, w = C[:3, :3].copy(), C[:3, 3].copy(), V[:3].copy()
+    p_dot = V[3:].copy()
+    _cross_acc(1.0, w, p, p_dot)
+    zB = R[:, 2].copy()
+    wz = np.zeros(3)
+    _cross_acc(1.0, w, zB, wz)
+    for j in range(n):                                   # joints: q̈ = q̈_d − a_q (e, ė)
+        e_q[0, j], e_q[1, j] = q0[j] - q_d[0, j], q1[j] - q_d[1, j]
+        qj[0, j], qj[1, j] = q0[j], q1[j]
+        qj[2, j] = q_d[2, j] - a_q[0] * e_q[0, j] - a_q[1] * e_q[1, j]
+    cB = np.empty((3, 3))
+    com_in_base(model, ws, qj, 1, cB)                    # c_B^(0..2), SPEC §17.3
+    Rd = np.zeros((3, 3))                                # Ṙ = ω̂ R
+    for j in range(3):
+        _cross_acc(1.0, w, R[:, j], Rd[:, j])
+    xG = np.empty((4, 3))                                # SPEC §17.6
+    xG[0] = p + _mv(R, cB[0])
+    xG[1] = p_dot + _mv(Rd, cB[0]) + _mv(R, cB[1])
+    xG[2] = f * zB / m + g
+    xG[3] = (fd * zB + f * wz) / m
+    for k in range(4):
+        e[k] = xG[k] - com_d[k]
+    b = m * com_d[4]                       # b = m x_G^(4) − 2 ḟ ω × z_B − f ω × (ω × z_B)
+    for k in range(4):
+        b -= m * a_x[k] * e[k]
+    b -= 2.0 * fd * wz
+    _cross_acc(-f, w, wz, b)
+    fdd = _dot3(zB, b)
+    h = (b - fdd * zB) / f                               # ω̇ × z_B
+    dw_b = np.array([-_dot3(h, R[:, 1]), _dot3(h, R[:, 0]), 0.0])
+    Rdd = np.empty((3, 3))
+    _second_rotation(R, Rd, w, dw_b, Rdd)                # ψ̈ is affine in ω̇_B,z:
+    psi, psi_d, psi_dd0 = _yaw_jets(R, Rd, Rdd)          # at 0 and at 1
+    dw_b[2] = 1.0
+    _second_rotation(R, Rd, w, dw_b, Rdd)
+    psi_dd1 = _yaw_jets(R, Rd, Rdd)[2]
+    d = psi - yaw_d[0]
+    e_psi[0], e_psi[1] = np.arctan2(np.sin(d), np.cos(d)), psi_d - yaw_d[1]   # wrapped
+    v_psi = yaw_d[2] - a_psi[0] * e_psi[0] - a_psi[1] * e_psi[1]
+    dw_b[2] = (v_psi - psi_dd0) / (psi_dd1 - psi_dd0)
+    dw = _second_rotation(R, Rd, w, dw_b, Rdd)
+    p_dd = xG[2] - (_mv(Rdd, cB[0]) + 2.0 * _mv(Rd, cB[1]) + _mv(R, cB[2]))   # x_G = p + R c_B
+    Vj[0] = V
+    Vj[1, :3] = dw
+    Vj[1, 3:] = p_dd
+    _cross_acc(-1.0, dw, p, Vj[1, 3:])
+    _cross_acc(-1.0, w, p_dot, Vj[1, 3:])
+    status = inverse_dynamics_kernel(model, ws, C, False, Vj, qj, W_app, 0)
+    if status != OK:
+        return status
+    W = ws.base_wrench[0]
+    m_p = W[:3].copy()                                   # M^B = Rᵀ (m_O − p × F)
+    _cross_acc(-1.0, p, W[3:], m_p)
+    u[0] = fdd
+    u[1:4] = _mv(R.T, m_p)
+    u[4:] = ws.tau[0]
+    return OK
+
+
+_STEP = Kernel(_step_kernel)
+
+
+def _target_jet(x, name, rows, tail):
+    a = as_array(x, name)
+    if a.ndim != 1 + len(tail) or a.shape[1:] != tuple(tail) or a.shape[0] < rows:
+        shape = ", ".join([f"≥{rows}"] + [str(s) for s in tail])
+        raise ValueError(f"{name}: expected a jet of shape ({shape}) (row k = k-th time "
+                         f"derivative), got {a.shape}")
+    return a
 
 
 class FlatTrackingStep(NamedTuple):
@@ -128,63 +239,78 @@ class FlatTrackingLaw:
         self.gains = (_gains(poles, 4, "poles"), _gains(yaw_poles, 2, "yaw_poles"),
                       _gains(joint_poles, 2, "joint_poles"))
         self.mass = float(model.body_mass.sum())
+        if not self.mass > 0.0:
+            raise ValueError("model: its bodies have no mass, so there is no centre of mass")
+        self._f_min = THRUST_MIN_RATIO * self.mass * float(np.linalg.norm(model.gravity))
         n = model.n_joints
         self.n_extra, self.n_input = 2, 4 + n
+        self._workspace = Workspace(model, 0)
 
-    def _com_in_base(self, q):
-        """``c_B^(0..2)`` for the joint jet ``q^(0..2)`` (SPEC §17.3)."""
-        fk = forward_kinematics(self.model, np.eye(4), np.zeros((2, 6)), q, 1)
-        return _com_jet(self.model, fk.body_pose, fk.twist, 2)[1]
+    def _state_arrays(self, state):
+        """``(C₀, V₀, (f, ḟ), q, q̇)`` of ``state``: the arrays themselves when
+        they are plain arrays of the right shapes (the kernel checks their
+        values), else checked copies."""
+        n = self.model.n_joints
+        C, V, x, q0, q1 = state.base_pose, state.base_twist, state.extra, state.q, state.qd
+        if (plain(C, 2) and plain(V, 1) and plain(x, 1) and plain(q0, 1) and plain(q1, 1)
+                and C.shape == (4, 4) and V.shape[0] == 6 and x.shape[0] == 2
+                and q0.shape[0] == n and q1.shape[0] == n):
+            return C, V, x, q0, q1
+        return self._checked_state(state)
+
+    def _checked_state(self, state):
+        n = self.model.n_joints
+        return (check_pose(state.base_pose, "state.base_pose"),
+                as_array(state.base_twist, "state.base_twist", shape=(6,)),
+                as_array(state.extra, "state.extra", shape=(2,)),
+                as_array(state.q, "state.q", shape=(n,)),
+                as_array(state.qd, "state.qd", shape=(n,)))
+
+    def _target_arrays(self, t):
+        """The target's jets at ``t``, as :meth:`_state_arrays` takes the state's."""
+        n = self.model.n_joints
+        com, yaw, q = self.target(t)
+        if (plain(com, 2) and plain(yaw, 1) and plain(q, 2) and com.shape[0] >= 5
+                and com.shape[1] == 3 and yaw.shape[0] >= 3 and q.shape[0] >= 3
+                and q.shape[1] == n):
+            return com, yaw, q
+        return self._checked_target(com, yaw, q)
+
+    def _checked_target(self, com, yaw, q):
+        n = self.model.n_joints
+        return (_target_jet(com, "target: com", 5, (3,)), _target_jet(yaw, "target: yaw", 3, ()),
+                _target_jet(q, "target: q", 3, (n,)))
 
     def step(self, t, state):
         """The input ``(f̈, M^B, τ)`` at ``state`` and the jets behind it."""
-        model, m, g = self.model, self.mass, self.model.gravity
+        model = self.model
         n = model.n_joints
-        C = check_pose(state.base_pose, "state.base_pose")
-        V = as_array(state.base_twist, "state.base_twist", shape=(6,))
-        x = as_array(state.extra, "state.extra", shape=(2,))
-        q0 = as_array(state.q, "state.q", shape=(n,))
-        q1 = as_array(state.qd, "state.qd", shape=(n,))
-        f, fd = float(x[0]), float(x[1])
-        if not f > THRUST_MIN_RATIO * m * float(np.linalg.norm(g)):
+        C, V, x, q0, q1 = self._state_arrays(state)
+        com_d, yaw_d, q_d = self._target_arrays(t)
+        a_x, a_psi, a_q = self.gains
+        u, e, e_psi = np.empty(4 + n), np.empty((4, 3)), np.empty(2)
+        e_q, Vj, qj = np.empty((2, n)), np.empty((2, 6)), np.empty((3, n))
+        status, _ = self._workspace._serve(_STEP, model, C, V, x, q0, q1, com_d, yaw_d, q_d,
+                                           a_x, a_psi, a_q, self.mass, self._f_min,
+                                           _NO_APPLIED, u, e, e_psi, e_q, Vj, qj)
+        if status != OK:
+            self._refuse(status, t, state, (com_d, yaw_d, q_d))
+        return FlatTrackingStep(u, e, e_psi, e_q, Vj[1], qj[2])
+
+    def _refuse(self, status, t, state, target):
+        """The error behind a step's status (a bad argument, named, or the thrust)."""
+        if status == BAD_STATE:
+            self._checked_state(state)
+        elif status == LOW_THRUST:
+            f = float(state.extra[0])
             raise ValueError(f"state.extra: thrust f = {f:.3g} N at t = {t:.9g}, near or below "
                              f"free fall, where the law's decoupling matrix is singular")
-        com_d, yaw_d, q_d = self.target(t)
-        a_x, a_psi, a_q = self.gains
-        R, p = C[:3, :3], C[:3, 3]
-        w = V[:3]
-        p_dot = V[3:] + np.cross(w, p)
-        zB = R[:, 2]
-        wz = np.cross(w, zB)
-        # joints: q̈ = q̈_d − a_q (e, ė)
-        qdd = q_d[2] - a_q[0] * (q0 - q_d[0]) - a_q[1] * (q1 - q_d[1])
-        cB = self._com_in_base(np.stack([q0, q1, qdd]))
-        Rd = _hat(w) @ R
-        xG = np.stack([p + R @ cB[0], p_dot + Rd @ cB[0] + R @ cB[1],
-                       f * zB / m + g, (fd * zB + f * wz) / m])          # SPEC §17.6
-        e = xG - com_d[:4]
-        v_x = com_d[4] - a_x @ e
-        b = m * v_x - 2.0 * fd * wz - f * np.cross(w, wz)
-        fdd = zB @ b
-        h = (b - fdd * zB) / f                                            # ω̇ × z_B
-        dw_xy = np.array([-h @ R[:, 1], h @ R[:, 0]])
-        # ψ̈ is affine in ω̇_B,z: evaluate it at 0 and 1
-        psi = []
-        for dwz in (0.0, 1.0):
-            dw = R @ np.array([dw_xy[0], dw_xy[1], dwz])
-            psi.append(_yaw_jets(R, Rd, _hat(dw) @ R + _hat(w) @ Rd))
-        e_psi = np.array([np.angle(np.exp(1j * (psi[0][0] - yaw_d[0]))), psi[0][1] - yaw_d[1]])
-        v_psi = yaw_d[2] - a_psi @ e_psi
-        dwz = (v_psi - psi[0][2]) / (psi[1][2] - psi[0][2])
-        dw = R @ np.array([dw_xy[0], dw_xy[1], dwz])
-        Rdd = _hat(dw) @ R + _hat(w) @ Rd
-        p_dd = xG[2] - (Rdd @ cB[0] + 2.0 * Rd @ cB[1] + R @ cB[2])       # x_G = p + R c_B
-        Vj = np.stack([V, np.concatenate([dw, p_dd - np.cross(dw, p) - np.cross(w, p_dot)])])
-        idr = inverse_dynamics(model, C, Vj, np.stack([q0, q1, qdd]), 0)
-        W = idr.base_wrench[0]
-        MB = R.T @ (W[:3] - np.cross(p, W[3:]))
-        u = np.concatenate([[fdd], MB, idr.tau[0]])
-        return FlatTrackingStep(u, e, e_psi, np.stack([q0 - q_d[0], q1 - q_d[1]]), Vj[1], qdd)
+        elif status == BAD_TARGET:
+            self._checked_target(*target)
+        if status in (BAD_STATE, BAD_TARGET):
+            raise AssertionError(f"step kernel status {status} but every argument passed its "
+                                 f"check")
+        raise_for(status, self.model, lambda: None)
 
     def __call__(self, t, state):
         """The input ``u`` (controller callback of :func:`liedyn.simulate`)."""
