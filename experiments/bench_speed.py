@@ -16,7 +16,8 @@ each a table printed and written to ``paper_figures/bench_speed.csv``
    calls with a reused :class:`liedyn.Workspace`: inverse, forward and
    hybrid dynamics at N = 7 and N = 101, r = 0, 1, 5, interleaved in one
    run, and at N = 7 against Pinocchio's ``rnea`` and ``aba`` with their
-   ``Data`` reused.
+   ``Data`` reused, also in a loop that keeps every result (a list emptied
+   every ``KEPT`` results within the timed calls).
 0. The aerial manipulator (N = 7), the size of real robots: inverse and
    forward dynamics (with a workspace) at r = 0, 1, 5 against Pinocchio's
    ``rnea`` and ``aba`` on the same tree; hybrid dynamics with every joint
@@ -122,6 +123,27 @@ def _default_and_workspace(model, r, rng):
         out[(alg, "default")] = lambda call=call: call(None)
         out[(alg, "workspace")] = lambda call=call, ws=ws: call(ws)
     return out
+
+
+KEPT = 200
+
+
+def _kept_calls(model, rng):
+    """Inverse and forward dynamics of order 0 without ``workspace=`` in a
+    loop that keeps every result (a list emptied every ``KEPT`` results):
+    ``{alg: callable}``."""
+    C0, Vb, q = B.inverse_inputs(model, 0, rng)
+    res = liedyn.inverse_dynamics(model, C0, Vb, q, 0)
+    kept = []
+
+    def keep(x):
+        kept.append(x)
+        if len(kept) >= KEPT:
+            kept.clear()
+
+    return {"ID": lambda: keep(liedyn.inverse_dynamics(model, C0, Vb, q, 0)),
+            "FD": lambda: keep(liedyn.forward_dynamics(model, C0, Vb[:1], q[:2], 0, tau=res.tau,
+                                                       base_wrench=res.base_wrench))}
 
 
 def _inverse_forward(model, r, rng, workspace=False):
@@ -261,6 +283,9 @@ def section_default(calls, rng, rows):
         for name in ("pinocchio rnea", "pinocchio aba"):
             if pin:
                 fns[(name, "", 0)] = pin[name]
+        if pin:
+            fns.update({(alg, "every result kept", 0): fn
+                        for alg, fn in _kept_calls(model, rng).items()})
         t = B.time_calls(fns, calls if tag == "N=7" else max(100, calls // 3))
         stat = {k: v["round_median_min"] for k, v in t.items()}
         for (alg, path, r), v in t.items():
@@ -283,6 +308,11 @@ def section_default(calls, rng, rows):
                                        f"N=7 {alg} r=0 no workspace / {name}", x))
                 lines.append([f"N=7 {alg} r=0 / {name} (Data reused)",
                               B.us(stat[(alg, "default", 0)]), "", paired_text(x)])
+                x = paired(t[(alg, "every result kept", 0)], t[(name, "", 0)])
+                rows.append(paired_row("default path ratio",
+                                       f"N=7 {alg} r=0 every result kept / {name}", x))
+                lines.append([f"N=7 {alg} r=0, every result kept / {name}",
+                              B.us(stat[(alg, "every result kept", 0)]), "", paired_text(x)])
     B.print_table("calls without workspace= against calls with a reused Workspace (smallest "
                   "per-round median; ratio: median of paired ratios (interquartile range))",
                   ["", "no workspace us", "workspace us", "ratio"], lines)
@@ -293,9 +323,13 @@ TARGETS = [(f"{tag} {alg} r={r}: no workspace / workspace",
             ("default path ratio", f"{tag} {alg} r={r} no workspace / workspace"), 1.25)
            for tag in ("N=7", "N=101") for alg in ("ID", "FD", "HD") for r in (0, 1, 5)] + [
     ("N=7 inverse r=0, no workspace / rnea",
-     ("default path ratio", "N=7 ID r=0 no workspace / pinocchio rnea"), 3.5),
+     ("default path ratio", "N=7 ID r=0 no workspace / pinocchio rnea"), 2.0),
     ("N=7 forward r=0, no workspace / aba",
-     ("default path ratio", "N=7 FD r=0 no workspace / pinocchio aba"), 3.0),
+     ("default path ratio", "N=7 FD r=0 no workspace / pinocchio aba"), 2.0),
+    ("N=7 inverse r=0, every result kept / rnea",
+     ("default path ratio", "N=7 ID r=0 every result kept / pinocchio rnea"), 2.0),
+    ("N=7 forward r=0, every result kept / aba",
+     ("default path ratio", "N=7 FD r=0 every result kept / pinocchio aba"), 2.0),
     ("outside the kernels, inverse, N=7 r=0", ("overhead", "N=7 ID r=0 whole - kernel"), 2.0),
     ("outside the kernels, forward, N=7 r=0", ("overhead", "N=7 FD r=0 whole - kernel"), 2.0),
     ("outside the kernels, inverse, N=101 r=0", ("overhead", "N=101 ID r=0 whole - kernel"), 2.0),

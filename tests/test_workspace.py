@@ -171,12 +171,20 @@ def test_jets_collected_over_a_loop_with_one_workspace_are_every_samples_own():
     assert len({id(t) for t, _ in kept["inverse"]}) == len(samples)
 
 
+def _pooled_workspace(res):
+    """The pooled workspace a result of a call without ``workspace=`` reads
+    (through its lease), or ``None`` once it reads a copy."""
+    held = res._ws[0]
+    return held if isinstance(held, liedyn.Workspace) else None
+
+
 def test_calls_without_a_workspace_reuse_a_pooled_one_nothing_else_holds():
     """A call without ``workspace=`` takes one of its thread's pooled
-    workspaces, and only one that no result refers to: in a loop that keeps
-    only the jets two workspaces serve every call; a loop that keeps every
-    result gets a workspace per result, and every result keeps its body
-    jets. Each thread has its own pool."""
+    workspaces, one that no result reads: in a loop that keeps only the jets
+    two workspaces serve every call. A loop that keeps every result builds
+    no workspace per result: the pool keeps two, the kept results are given
+    copies of their body jets before their workspace serves another call,
+    and every result keeps its body jets. Each thread has its own pool."""
     rng = np.random.default_rng(85)
     model = random_tree(rng, 4)
     r = 1
@@ -184,22 +192,68 @@ def test_calls_without_a_workspace_reuse_a_pooled_one_nothing_else_holds():
     used = set()
     for _ in range(20):
         res = liedyn.inverse_dynamics(model, None, V, q, r)
-        used.add(id(res._ws))
+        used.add(id(_pooled_workspace(res)))
     assert len(used) == 2
     for _ in range(3):                        # dropped at once: the same workspace
-        used.add(id(liedyn.forward_dynamics(model, None, V, q, r, tau=res.tau,
-                                            base_wrench=res.base_wrench)._ws))
+        used.add(id(_pooled_workspace(liedyn.forward_dynamics(
+            model, None, V, q, r, tau=res.tau, base_wrench=res.base_wrench))))
     assert len(used) == 2
     kept = [liedyn.inverse_dynamics(model, None, V + k, q, r) for k in range(6)]
-    assert len({id(k._ws) for k in kept}) == 6
+    pool = model._pool.by_order[r]
+    assert len(pool) == 2 and {id(w) for w in pool} == used
+    live = [_pooled_workspace(k) for k in kept]
+    assert sum(w is not None for w in live) <= 2 and live[-1] is not None
     for k, res in enumerate(kept):
         assert np.array_equal(res.twist, liedyn.inverse_dynamics(model, None, V + k, q, r).twist)
     seen = []
     t = threading.Thread(target=lambda: seen.append(
-        liedyn.inverse_dynamics(model, None, V, q, r)._ws))
+        _pooled_workspace(liedyn.inverse_dynamics(model, None, V, q, r))))
     t.start()
     t.join()
-    assert id(seen[0]) not in used and id(seen[0]) not in {id(k._ws) for k in kept}
+    assert seen[0] is not None and id(seen[0]) not in used
+
+
+def test_results_kept_over_a_loop_without_a_workspace_keep_their_body_jets():
+    """Inverse, forward and hybrid dynamics and the mass matrix called in
+    turn without ``workspace=`` at two orders, every result kept: each
+    result's body jets (read after the whole loop, when the pool has served
+    every later call) equal those of the same call on a workspace of its
+    own, and the copies they were read from share no memory with the pool."""
+    rng = np.random.default_rng(88)
+    model = random_tree(rng, 6)
+    n = model.n_joints
+    kept, own = [], []
+    for i in range(5):
+        for r in (0, 2):
+            C0 = liedyn.se3.exp(rng.normal(size=6))
+            V, q = rng.normal(size=(r + 2, 6)), rng.normal(size=(r + 3, n))
+            inv = liedyn.inverse_dynamics(model, C0, V, q, r)
+            kw = dict(tau=inv.tau, base_wrench=inv.base_wrench)
+            calls = [lambda ws: liedyn.inverse_dynamics(model, C0, V, q, r, workspace=ws),
+                     lambda ws: liedyn.forward_dynamics(model, C0, V, q, r, **kw, workspace=ws),
+                     lambda ws: liedyn.hybrid_dynamics(model, C0, V, q, r, motion_driven=[i % n],
+                                                       **kw, workspace=ws)]
+            kept.append(inv)
+            own.append(calls[0](liedyn.Workspace(model, r)))
+            for call in calls[1:]:
+                kept.append(call(None))
+                own.append(call(liedyn.Workspace(model, r)))
+            liedyn.mass_matrix(model, C0, q[0])      # the pooled order-0 scratch, overwritten
+    pooled = [w for ws in model._pool.by_order.values() for w in ws]
+    copied = 0
+    for res, ref in zip(kept, own):
+        copied += _pooled_workspace(res) is None
+        names = ["body_pose", "twist", "screw", "wrench"] + (
+            ["momentum"] if isinstance(res, liedyn.InverseDynamicsResult) else
+            ["articulated_inertia"])
+        for name in names:
+            got = getattr(res, name)
+            assert np.array_equal(got, getattr(ref, name)), (type(res).__name__, name)
+            assert not any(np.shares_memory(got, getattr(w, f)) for w in pooled
+                           for f in ("C", "V", "S", "W", "Pi", "MA"))
+        assert np.array_equal(res.tau, ref.tau)
+    assert copied >= len(kept) - 4
+    assert all(len(ws) <= 2 for ws in model._pool.by_order.values())
 
 
 def test_a_workspace_in_use_is_refused():

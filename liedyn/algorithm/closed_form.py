@@ -68,7 +68,7 @@ from ..spatial.inertia import (_com_init, _com_inertia_init, _gravity_wrench_acc
 from .kinematics import kinematics, set_base
 from ..multibody.model import Model, check_model, check_model_order
 from ..spatial.se3 import _ad, _coad_acc, _shift_wrench, _unshift_wrench
-from ..multibody.workspace import binomials, workspace_for
+from ..multibody.workspace import binomials, pooled, workspace_for
 
 __all__ = [
     "ClosedFormJets", "closed_form_jets", "closed_form_inverse_dynamics",
@@ -490,8 +490,16 @@ def _at_configuration(kernel, square, model, base_pose, q, reference, workspace)
         check_model(model)
     C0, q0 = configuration_args(model, base_pose, q)
     out = np.empty((model.nv, model.nv) if square else model.nv)
-    ws = workspace_for(model, 0, workspace)
-    status, _ = ws._serve(kernel, model, ws._closed_form_data(), C0, about_base(reference), q0, out)
+    if workspace is None and reference == "world":
+        ws = pooled(model, 0)
+        ws._calls += 1                        # no other call can hold it (see pooled)
+        cf = ws._closed_form
+        status = kernel.call(model._data, ws._data, ws._closed_form_data() if cf is None else cf,
+                             C0, False, q0, out)
+    else:
+        ws = workspace_for(model, 0, workspace)
+        status, _ = ws._serve(kernel, model, ws._closed_form_data(), C0, about_base(reference), q0,
+                              out)
     if status != OK:
         _configuration_error(status, model, base_pose, q)
     return out

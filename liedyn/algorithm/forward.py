@@ -20,15 +20,16 @@ Glossary (``model``, ``ws``: compiled handles)
 
 import numpy as np
 
-from .._checks import (BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK, _all_finite, about_base,
-                       applied_arg, plain, check_applied_slow, check_jet, check_motion,
-                       check_motion_slow, force_arg, is_applied, is_jet, motion_args, raise_for)
+from .._checks import (MAX_ORDER, _NO_APPLIED, BAD_APPLIED, BAD_TAU, BAD_WRENCH, NOT_FINITE, OK,
+                       _all_finite, about_base, applied_arg, plain, check_applied_slow, check_jet,
+                       check_motion, check_motion_slow, force_arg, is_applied, is_jet, motion_args,
+                       raise_for)
 from .._jit import Kernel, njit
 from .articulated import articulated_body
-from ..multibody.model import check_model_order
+from ..multibody.model import Model, check_model_order
 from ..multibody.results import ForwardDynamicsResult
 from ..spatial.se3 import _unshift_twist, _unshift_wrench
-from ..multibody.workspace import workspace_for
+from ..multibody.workspace import pooled, workspace_for
 
 
 @njit(inline=True)
@@ -202,14 +203,23 @@ def forward_dynamics(model, base_pose, base_twist, q, order, *, tau, base_wrench
     about 1e-4.
     ``experiments/roundtrip_growth.py`` measures this growth.
     """
-    r = check_model_order(model, order)
-    base = about_base(reference)
+    # the checks of check_model_order and about_base, inlined for the common case
+    r = order if type(model) is Model and type(order) is int and 0 <= order <= MAX_ORDER else \
+        check_model_order(model, order)
+    base = False if reference == "world" else about_base(reference)
     C0, V0, q0 = motion_args(model, base_pose, base_twist, q, 1, 2)
     tau_in, Wb = force_args(model, tau, base_wrench, r + 1, model.floating_base)
-    Wa = applied_arg(model, applied, r + 1)
-    ws = workspace_for(model, r, workspace)
-    status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r)
+    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    if workspace is None:
+        ws = pooled(model, r)
+        ws._calls = call = ws._calls + 1          # no other call can hold it (see pooled)
+        held = ws._lease
+        status = _FORWARD_DYNAMICS.call(model._data, ws._data, C0, base, V0, q0, tau_in, Wb, Wa,
+                                        r)
+    else:
+        held = ws = workspace_for(model, r, workspace)
+        status, call = ws._serve(_FORWARD_DYNAMICS, model, C0, base, V0, q0, tau_in, Wb, Wa, r)
     if status != OK:
         raise_forward_args(status, model, base_pose, base_twist, q, tau, Wb, applied, r)
-    return ForwardDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
+    return ForwardDynamicsResult(held, call, ws.base_twist.copy(), ws.q.copy(),
                                  ws.base_wrench.copy(), ws.tau.copy())

@@ -41,7 +41,7 @@ from .articulated import articulated_body
 from .forward import _EMPTY_WRENCH, base_outputs, base_wrench_arg, check_base_applied
 from ..multibody.model import check_model_order
 from ..multibody.results import HybridDynamicsResult
-from ..multibody.workspace import workspace_for
+from ..multibody.workspace import holder, workspace_for
 
 
 @njit(inline=True)
@@ -238,7 +238,7 @@ def hybrid_dynamics(model, base_pose, base_twist, q, order, *, motion_driven, ta
                              base_motion)
     if status != OK:
         raise_for(status, model, lambda: _recheck(*given))
-    return HybridDynamicsResult(ws, call, ws.base_twist.copy(), ws.q.copy(),
+    return HybridDynamicsResult(holder(ws), call, ws.base_twist.copy(), ws.q.copy(),
                                 ws.base_wrench.copy(), ws.tau.copy(), mask, base_motion)
 
 

@@ -23,16 +23,16 @@ Inward pass (leaves first):
 """
 
 
-from .._checks import (BAD_APPLIED, NOT_FINITE, OK, _all_finite, about_base, applied_arg,
-                       check_applied_slow, check_motion, check_motion_slow, is_applied, motion_args,
-                       raise_for)
+from .._checks import (MAX_ORDER, _NO_APPLIED, BAD_APPLIED, NOT_FINITE, OK, _all_finite,
+                       about_base, applied_arg, check_applied_slow, check_motion, check_motion_slow,
+                       is_applied, motion_args, raise_for)
 from .._jit import Kernel, njit
 from ..spatial.inertia import _body_mass_jets, _gravity_wrench_acc, _momentum_order
 from .kinematics import kinematics, set_base
-from ..multibody.model import check_model_order
+from ..multibody.model import Model, check_model_order
 from ..multibody.results import InverseDynamicsResult
 from ..spatial.se3 import _shift_wrench_acc, _unshift_wrench
-from ..multibody.workspace import workspace_for
+from ..multibody.workspace import pooled, workspace_for
 
 
 @njit
@@ -139,14 +139,22 @@ def inverse_dynamics(model, base_pose, base_twist, q, order, *, applied=None, wo
     Cost O(N · order²). Order 0 is the Lie-group recursive Newton–Euler
     algorithm.
     """
-    r = check_model_order(model, order)
-    base = about_base(reference)
+    # the checks of check_model_order and about_base, inlined for the common case
+    r = order if type(model) is Model and type(order) is int and 0 <= order <= MAX_ORDER else \
+        check_model_order(model, order)
+    base = False if reference == "world" else about_base(reference)
     C0, Vb, qj = motion_args(model, base_pose, base_twist, q, r + 2, r + 3)
-    Wa = applied_arg(model, applied, r + 1)
-    ws = workspace_for(model, r, workspace)
-    status, call = ws._serve(_INVERSE_DYNAMICS, model, C0, base, Vb, qj, Wa, r)
+    Wa = _NO_APPLIED if applied is None else applied_arg(model, applied, r + 1)
+    if workspace is None:
+        ws = pooled(model, r)
+        ws._calls = call = ws._calls + 1          # no other call can hold it (see pooled)
+        held = ws._lease
+        status = _INVERSE_DYNAMICS.call(model._data, ws._data, C0, base, Vb, qj, Wa, r)
+    else:
+        held = ws = workspace_for(model, r, workspace)
+        status, call = ws._serve(_INVERSE_DYNAMICS, model, C0, base, Vb, qj, Wa, r)
     if status != OK:
         raise_for(status, model, lambda: (
             check_motion_slow(model, base_pose, base_twist, q, r + 2, r + 3),
             check_applied_slow(model, applied, r + 1)))
-    return InverseDynamicsResult(ws, call, ws.base_wrench.copy(), ws.tau.copy())
+    return InverseDynamicsResult(held, call, ws.base_wrench.copy(), ws.tau.copy())

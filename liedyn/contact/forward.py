@@ -55,7 +55,7 @@ from ..algorithm.forward import (base_outputs, check_forward_args, force_args, l
                                 raise_forward_args)
 from ..multibody.model import check_model_order
 from ..spatial.se3 import _shift_wrench_acc
-from ..multibody.workspace import workspace_for
+from ..multibody.workspace import holder, workspace_for
 from .constraints import KIND_6D, KIND_STOP, check_constraints
 from .results import ConstrainedForwardDynamicsResult
 # the rows of each kind; liedyn.simulation imports these from here too
@@ -581,7 +581,7 @@ def constrained_forward_dynamics(model, constraints, base_pose, base_twist, q, o
     V_out, q_out = ws.base_twist.copy(), ws.q.copy()
     if rank < cs.n_rows and r > 0:
         lam = minimum_norm_jets(cs, C0, V_out, q_out, lam, rank)
-    return ConstrainedForwardDynamicsResult(ws, call, V_out, q_out, ws.base_wrench.copy(),
+    return ConstrainedForwardDynamicsResult(holder(ws), call, V_out, q_out, ws.base_wrench.copy(),
                                             ws.tau.copy(), lam, cs, rank)
 
 

@@ -15,8 +15,9 @@ read: one adjoint per jet, so a result that never reads them pays nothing.
 Body poses are in the world. If the call was given ``workspace=`` and a
 later call has used that workspace, reading a body jet not read before
 raises ``RuntimeError`` rather than return another call's numbers. A call
-without ``workspace=`` takes a pooled workspace that is reused only once no
-result refers to it, so its body jets never expire.
+without ``workspace=`` takes a pooled workspace whose result's body jets
+never expire: before the workspace serves another call while the result is
+alive, the result gets a copy of them.
 
 Batch results are the same types with a leading sample axis; without a
 batch workspace they keep no body jets.
@@ -104,6 +105,25 @@ def _freeze(obj, **fields):
         object.__setattr__(obj, k, v)
 
 
+class _Copy:
+    """The body jets of a pooled workspace copied for the result it served
+    (:func:`liedyn.multibody.workspace.detach`): ``buffer`` holds the fields
+    of ``layout`` (``{field: (start, stop, shape)}``); ``_calls`` is the
+    call number the result was served by."""
+
+    __slots__ = ("_buffer", "_layout", "_calls")
+
+    def __init__(self, buffer, layout, calls):
+        self._buffer, self._layout, self._calls = buffer, layout, calls
+
+    def __getattr__(self, name):
+        try:
+            a, b, shape = self._layout[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return self._buffer[a:b].reshape(shape)
+
+
 class _Result:
     """Outputs owned by the result; body jets read from the call's workspace.
 
@@ -128,9 +148,11 @@ class _Result:
         self._cache = None
         self._out = outputs
 
-    def _live(self, name):
-        """The workspace, if this result's call was the last to use it."""
-        ws = self._ws
+    def _live(self, name, ws):
+        """The workspace (or the copy of its body jets) ``ws`` the result
+        reads, if this result's call was the last it served."""
+        if type(ws) is tuple:               # detached from a pooled workspace
+            return _Copy(*ws)
         if ws is None:
             raise RuntimeError(f"{name}: a batch call keeps body jets only in a batch workspace; "
                                f"pass workspace=liedyn.Workspace(model, order, samples=B)")
@@ -148,8 +170,16 @@ class _Result:
         if self._cache is None:
             self._cache = {}
         if name not in self._cache:
-            ws = self._live(name)
-            out = unshift(getattr(ws, field), getattr(ws, point))
+            held = self._ws
+            while True:
+                # a pooled workspace's lease: what it holds now (the workspace,
+                # or a copy once detached); read again if another thread's
+                # call detached it meanwhile (before it overwrote anything)
+                src = held[0] if type(held) is list else held
+                ws = self._live(name, src)
+                out = unshift(getattr(ws, field), getattr(ws, point))
+                if type(held) is not list or held[0] is src:
+                    break
             out.setflags(write=False)
             self._cache[name] = out
         return self._cache[name]

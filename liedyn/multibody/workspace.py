@@ -121,6 +121,10 @@ _MAKE_CLOSED_FORM = Kernel(_closed_form_data)
 
 _FIELDS = ("o", "d", "F", "C", "S", "V", "c", "Ic", "Pi", "W", "MA", "U", "D", "L")
 OUTPUTS = ("base_twist", "q", "base_wrench", "tau")
+# What a result's body jets read (:mod:`liedyn.multibody.results`): first in
+# the workspace's one buffer, so that one copy of its start keeps them.
+BODY_JETS = ("o", "d", "C", "S", "V", "Pi", "W", "MA")
+_BUFFER_ORDER = BODY_JETS + tuple(f for f in _FIELDS + OUTPUTS if f not in BODY_JETS)
 
 
 class Workspace:
@@ -135,8 +139,10 @@ class Workspace:
     accessed, and once a later call has used the same workspace those not
     read yet raise ``RuntimeError`` rather than return that call's numbers.
     A call without ``workspace=`` takes a workspace from its thread's pool
-    for the model, one that no earlier result still refers to (so those
-    results' body jets never expire), and is as fast.
+    for the model, and its result's body jets never expire: a pooled
+    workspace that a kept result still reads is reused only after that
+    result has been given a copy of its body jets. It is as fast, also in a
+    loop that keeps every result.
     The closed-form functions (:func:`liedyn.mass_matrix`,
     :func:`liedyn.coriolis_matrix`, :func:`liedyn.gravity_vector`,
     :func:`liedyn.closed_form_jets`) take their scratch from the workspace
@@ -159,7 +165,7 @@ class Workspace:
     """
 
     __slots__ = ("model", "order", "samples", "binom", "_data", "_closed_form", "_free",
-                 "_calls") + _FIELDS + OUTPUTS
+                 "_calls", "_jets", "_layout", "_lease") + _FIELDS + OUTPUTS
 
     def __init__(self, model, order, samples=None):
         check_model(model)
@@ -179,8 +185,22 @@ class Workspace:
         self.samples = samples
         self.binom = binomials(r + 3)
         lead = () if samples is None else (samples,)
-        arrays = [np.zeros(lead + s) if f in ("o", "d") else np.empty(lead + s)
-                  for f, s in zip(_FIELDS + OUTPUTS, scratch_shapes(model.n_bodies, r))]
+        shapes = dict(zip(_FIELDS + OUTPUTS, scratch_shapes(model.n_bodies, r)))
+        # one buffer, cut into the fields (C-contiguous float64 views): the
+        # body jets at its start, o and d zeroed as the kernels expect
+        layout, end = {}, 0
+        for f in _BUFFER_ORDER:
+            shape = lead + shapes[f]
+            size = int(np.prod(shape))
+            layout[f] = (end, end + size, shape)
+            end += size
+        buf = np.empty(end)
+        buf[:layout["d"][1]] = 0.0
+        arrays = [buf[a:b].reshape(shape) for a, b, shape in
+                  (layout[f] for f in _FIELDS + OUTPUTS)]
+        self._jets = buf[:layout[BODY_JETS[-1]][1]]
+        self._layout = {f: layout[f] for f in BODY_JETS}
+        self._lease = None
         for f, a in zip(_FIELDS + OUTPUTS, arrays):
             if f in OUTPUTS:            # results hand these out: the kernels alone write them,
                 a = a.view()            # through the handle (plain Python objects when numba
@@ -246,13 +266,17 @@ class Workspace:
 #
 # A call without ``workspace=`` takes a workspace from a small per-thread
 # pool of its model, kept by order: building one costs several times a small
-# robot's whole call. A pooled workspace is reused only while nothing but the
-# pool refers to it, so a result that reads its body jets from it (and keeps
-# it alive) never sees them overwritten: in a loop ``res = f(...)`` the
-# previous result still holds one workspace during the next call, and the
-# pool alternates between two. The pool is per thread (no locking; a thread
-# never finds another's workspace in use) and per model (it lives and dies
-# with the model).
+# robot's whole call. Its result holds the workspace's current lease (a
+# one-item list, ``[ws]``), and the workspace is free again once nothing but
+# itself refers to that lease: in a loop ``res = f(...)`` the previous result
+# still holds one during the next call, and the pool alternates between two.
+# When every pooled workspace is held (a loop that keeps its results), one is
+# detached from its result, whose lease then holds a copy of the body jets
+# it reads (one copy of the start of the workspace's buffer, far cheaper
+# than a new workspace), and serves the call. No result's body jets are ever
+# overwritten. The pool is per thread (no locking; a thread never finds
+# another's workspace in use) and per model (it lives and dies with the
+# model).
 
 POOLED_PER_ORDER = 2      # workspaces kept for one (model, order) in one thread
 POOLED_ORDERS = 4         # orders kept per model and thread (the oldest added goes first)
@@ -261,43 +285,93 @@ POOLED_ORDERS = 4         # orders kept per model and thread (the oldest added g
 _getrefcount = sys.getrefcount
 
 
-def _pool_miss(model, r, entries):
-    """A new single-call workspace for ``model`` at order ``r`` when none of
-    this thread's pooled ``entries`` (``None``: none yet for ``r``) is free;
-    kept in the pool while it has room."""
+def _count_in_loop(entries):
+    """References to the only entry of ``entries`` as the pool's loops count
+    them when nothing else refers to it."""
+    for ws in entries:
+        return _getrefcount(ws)
+
+
+class _Holder:
+    __slots__ = ("_lease",)
+
+
+def _count_lease(holder):
+    """References to ``holder._lease`` as the pool counts them when nothing
+    but its workspace refers to it."""
+    return _getrefcount(holder._lease)
+
+
+# a pooled workspace's current lease refers to it too: one reference more
+_FREE = _count_in_loop([object()]) + 1
+_h = _Holder()
+_h._lease = [None]
+_FREE_LEASE = _count_lease(_h)
+del _h
+
+
+def detach(ws):
+    """Give the result holding ``ws``'s lease a copy of the body jets it
+    reads (:data:`BODY_JETS`, one copy of the start of the buffer), so that
+    ``ws`` can serve another call."""
+    ws._lease[0] = (ws._jets.copy(), ws._layout, ws._calls)
+
+
+def _pool_take(model, r, entries):
+    """A pooled workspace for ``model`` at order ``r`` when none of this
+    thread's ``entries`` (``None``: none yet for ``r``) is free: a new one
+    while the pool has room, else one held only by a result, detached from
+    it (:func:`detach`), else (every one serves a call under way) a new one
+    outside the pool. Its lease is a new one."""
     by_order = model._pool.by_order
     if entries is None:
         if len(by_order) >= POOLED_ORDERS:
             del by_order[next(iter(by_order))]
         entries = by_order[r] = []
-    ws = Workspace._fresh(model, r)
     if len(entries) < POOLED_PER_ORDER:
+        ws = Workspace._fresh(model, r)
         entries.append(ws)
+    else:
+        for ws in entries:
+            if _getrefcount(ws) <= _FREE:       # not in a call under way: held by a result
+                detach(ws)
+                break
+        else:
+            ws = Workspace._fresh(model, r)
+    ws._lease = [ws]
     return ws
 
 
-def _count_in_loop(entries):
-    """References to the only entry of ``entries`` as :func:`workspace_for`'s
-    loop counts them when nothing else refers to it."""
-    for ws in entries:
-        return _getrefcount(ws)
+def pooled(model, r):
+    """A single-call workspace of this thread's pool for ``(model, r)`` that
+    no call under way uses and no result reads (:func:`_pool_take` when there
+    is none), with a new lease (``ws._lease``, a list ``[ws]``) for the
+    result of the call it serves. The pool is per thread and no workspace a
+    call under way refers to is taken, so the caller may use it without
+    :meth:`Workspace._serve`'s hold (bumping ``_calls`` itself).
 
-
-_FREE = _count_in_loop([object()])
+    A result of a call without ``workspace=`` holds the lease, not the
+    workspace: the workspace counts as free once nothing but it refers to
+    its lease. When every pooled workspace is held that way (a loop that
+    keeps its results), one of them is detached from its result, which then
+    reads its body jets from a copy."""
+    entries = model._pool.by_order.get(r)
+    if entries is not None:
+        for ws in entries:
+            if _getrefcount(ws) <= _FREE and _getrefcount(ws._lease) <= _FREE_LEASE:
+                ws._lease = [ws]
+                return ws
+        ws = None
+    return _pool_take(model, r, entries)
 
 
 def workspace_for(model, order, workspace, samples=None):
     """``workspace`` checked against ``(model, order)``; without one, a
-    single-call workspace of this thread's pool that nothing but the pool
-    refers to (a new one, :func:`_pool_miss`, when every pooled one is held)."""
+    single-call workspace of this thread's pool (:func:`pooled`), whose
+    result holds ``ws._lease`` (:func:`holder`)."""
     if workspace is None:
         if samples is None:
-            entries = model._pool.by_order.get(order)
-            if entries is not None:
-                for ws in entries:
-                    if _getrefcount(ws) <= _FREE:
-                        return ws
-            return _pool_miss(model, order, entries)
+            return pooled(model, order)
         return Workspace._fresh(model, order, samples)
     if (type(workspace) is Workspace and workspace.model is model and workspace.order == order
             and workspace.samples == samples):
@@ -315,3 +389,9 @@ def workspace_for(model, order, workspace, samples=None):
             f"a batch workspace with samples={samples}"
         raise ValueError(f"workspace: expected {want}, got samples={workspace.samples}")
     return workspace
+
+
+def holder(ws):
+    """What a result of a call served by ``ws`` holds: the lease of a pooled
+    workspace (:func:`pooled`), else the workspace itself."""
+    return ws._lease or ws
