@@ -67,13 +67,13 @@ import textwrap
 import tracemalloc
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn
 from liedyn._jit import njit
 from liedyn.algorithm.forward import forward_dynamics_kernel
 from liedyn.algorithm.hybrid import hybrid_dynamics_kernel
 from liedyn.algorithm.inverse import inverse_dynamics_kernel
+from experiments._progress import progress as bar
 from experiments import _bench as B
 from experiments import _fit
 from experiments._provenance import stamp
@@ -415,7 +415,7 @@ def section_batch(rng, rows):
 def section_growth(full, calls, rng, rows, progress):
     sizes = N_BOD_GROWTH_FULL if full else N_BOD_GROWTH_QUICK
     vs_n = {}
-    for nb in tqdm(sizes, desc="growth in N", disable=not progress):
+    for nb in bar(sizes, desc="growth in N", disable=not progress):
         model = B.tree(nb)
         fns = {}
         for r in (0, 5):
@@ -589,7 +589,7 @@ def main(argv=None):
     growth = None
     before = machine_load()
     try:
-        for name, step in tqdm(steps, desc="bench_speed", disable=not progress):
+        for name, step in bar(steps, desc="bench_speed", disable=not progress):
             out = step()
             if out is not None:
                 growth = out
