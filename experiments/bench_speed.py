@@ -571,7 +571,7 @@ def _formatted(row):
 
 
 def main(argv=None):
-    args = B.parser(__doc__, calls=(300, 1000)).parse_args(argv)
+    args = B.parser(__doc__, calls=(150, 1000)).parse_args(argv)
     calls = B.calls_for(args)
     progress = not args.no_progress
     rng = np.random.default_rng(0)
