@@ -82,6 +82,7 @@ def test_the_readme_has_its_examples():
     assert any("ElasticJointLaw" in b and "simulate(" in b for b in blocks)
 
 
+@pytest.mark.slow
 def test_only_the_package_is_importable(site, tmp_path):
     import json
     seen = json.loads(_run(PROBE, site, tmp_path).splitlines()[-1])
@@ -91,6 +92,7 @@ def test_only_the_package_is_importable(site, tmp_path):
     assert not any(Path(p or ".").resolve() == ROOT for p in seen["path"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", range(len(_blocks())))
 def test_readme_example_runs_as_a_script_from_an_empty_folder(k, site, tmp_path):
     _run(_blocks()[k], site, tmp_path)
