@@ -6,13 +6,17 @@ pile up into one unreadable line).
 (an iterable or ``total``, ``desc``, ``disable``) and returns a bar or a
 :class:`Lines` with the same ``update``, ``close`` and context manager.
 :func:`stage` prints one line saying what a study starts next, above a bar
-under a terminal.
+under a terminal; :func:`heartbeat` keeps printing one while a single long
+call runs (a compilation, a graph built), so that no stretch of a study
+passes without output.
 """
 
+import contextlib
 import sys
+import threading
 import time
 
-__all__ = ["Lines", "progress", "stage"]
+__all__ = ["Lines", "heartbeat", "progress", "stage"]
 
 MIN_INTERVAL = 5.0   # s: off a terminal, counted updates closer than this share a line
 _clock = time.monotonic
@@ -103,3 +107,25 @@ def stage(text, *, disable=False, file=None):
         tqdm.write(text, file=file)
     else:
         print(text, file=file, flush=True)
+
+
+@contextlib.contextmanager
+def heartbeat(text, *, interval=15.0, disable=False, file=None):
+    """While the block runs, a line ``text (N s)`` every ``interval``
+    seconds (:func:`stage`), from a thread; none when the block is quicker."""
+    if disable:
+        yield
+        return
+    done = threading.Event()
+    start = _clock()
+
+    def beat():
+        while not done.wait(interval):
+            stage(f"{text} ({_clock() - start:.0f} s)", file=file)
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

@@ -63,7 +63,7 @@ import numpy as np
 import liedyn
 from liedyn.baselines import CasadiBaseline
 
-from ._progress import progress as bar
+from ._progress import heartbeat, progress as bar
 from . import _bench as B
 from . import _fit
 from ._provenance import memory_gb
@@ -149,7 +149,8 @@ def run_kind(model, kind, table, args, caps, progress):
                       liedyn_mean_s=tl["mean"], liedyn_round_median_min_s=tl["round_median_min"])
             progress.update()
             continue
-        stop = _measure(model, kind, r, rng, table, caps)
+        with heartbeat(f"CasADi {kind}, r = {r}: building and timing", disable=args.no_progress):
+            stop = _measure(model, kind, r, rng, table, caps)
         progress.update()
     return stop
 

@@ -73,7 +73,7 @@ from liedyn._jit import njit
 from liedyn.algorithm.forward import forward_dynamics_kernel
 from liedyn.algorithm.hybrid import hybrid_dynamics_kernel
 from liedyn.algorithm.inverse import inverse_dynamics_kernel
-from experiments._progress import progress as bar
+from experiments._progress import heartbeat, progress as bar
 from experiments import _bench as B
 from experiments import _fit
 from experiments._provenance import stamp
@@ -495,13 +495,14 @@ _STARTUP = textwrap.dedent("""
 """)
 
 
-def section_startup(rows):
+def section_startup(rows, progress=True):
     lines = []
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, XDG_CACHE_HOME=cache, PYTHONPATH=str(B.ROOT))
         for label in ("cold cache (compiles)", "warm cache"):
-            out = subprocess.run([sys.executable, "-c", _STARTUP], env=env, cwd=B.ROOT,
-                                 capture_output=True, text=True, check=True)
+            with heartbeat(f"bench_speed: start-up, {label}", disable=not progress):
+                out = subprocess.run([sys.executable, "-c", _STARTUP], env=env, cwd=B.ROOT,
+                                     capture_output=True, text=True, check=True)
             imp, fid, ffd = (float(x) for x in out.stdout.split())
             for name, val in (("import", imp), ("first inverse call", fid),
                               ("first forward call", ffd)):
@@ -584,7 +585,7 @@ def main(argv=None):
              ("batched trajectories", lambda: section_batch(rng, rows)),
              ("growth in N and r", lambda: section_growth(args.full, calls, rng, rows, progress)),
              ("memory", lambda: section_memory(rows)),
-             ("start-up", lambda: section_startup(rows)),
+             ("start-up", lambda: section_startup(rows, progress)),
              ("targets", lambda: section_targets(rows))]
     growth = None
     before = machine_load()

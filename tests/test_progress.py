@@ -45,3 +45,18 @@ def test_on_a_terminal_it_is_tqdm_and_disabled_it_is_silent():
     assert quiet.getvalue() == ""
     _progress.stage("starting", file=quiet)
     assert quiet.getvalue() == "starting\n"
+
+
+def test_a_long_call_keeps_printing_and_a_short_one_prints_nothing():
+    import time
+    out = io.StringIO()
+    with _progress.heartbeat("compiling", interval=0.05, file=out):
+        time.sleep(0.3)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.startswith("compiling (") for line in lines)
+    quiet = io.StringIO()
+    with _progress.heartbeat("compiling", interval=10.0, file=quiet):
+        pass
+    with _progress.heartbeat("compiling", interval=0.01, disable=True, file=quiet):
+        time.sleep(0.05)
+    assert quiet.getvalue() == ""
