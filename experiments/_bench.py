@@ -19,11 +19,11 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
-from tqdm import tqdm
 
 from models.trees import benchmark_tree
 
 from . import _fit
+from ._progress import progress
 from ._provenance import machine, now, stamp
 from ._table import ResultTable, num, output_stem, select
 from ._timing import reliability_note, rows_unreliable
@@ -179,7 +179,8 @@ def run_sweep(args, table, callables, fields, desc):
         if table.get(sweep=sweep, n_bod=n_bod, r=r) is None:
             groups.setdefault((sweep, n_bod), []).append(r)
     done = 0
-    with tqdm(total=sum(map(len, groups.values())), desc=desc, disable=args.no_progress) as bar:
+    with progress(total=sum(map(len, groups.values())), desc=desc,
+                  disable=args.no_progress) as bar:
         model, built = None, None
         for (sweep, n_bod), orders in groups.items():
             if built != n_bod:

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 import liedyn
+from experiments._progress import progress as bar, stage
 from models.aerial_manipulator import (AerialManipulatorParams, aerial_manipulator,
                                        allocation_matrix, body_wrench_jet, wrench_to_thrusts)
 from models.reference_motion import ReferenceMotion
@@ -106,7 +107,8 @@ def run_order(model, params, motion, times, order):
     q = np.stack([r[2] for r in refs])
     inv = liedyn.inverse_dynamics_batch(model, C0, V, q, order)
     Wb = np.stack([body_wrench_jet(C0[s], V[s], inv.base_wrench[s]) for s in range(len(times))])
-    thrust = np.stack([wrench_to_thrusts(W, params) for W in Wb])
+    # one allocation solve for every sample and row (A is constant in the body frame)
+    thrust = wrench_to_thrusts(Wb.reshape(-1, 6), params).reshape(Wb.shape)
     fwd = liedyn.forward_dynamics_batch(model, C0, V[:, :1], q[:, :2], order, tau=inv.tau,
                                         base_wrench=inv.base_wrench)
     back = liedyn.inverse_dynamics_batch(model, C0, fwd.base_twist, fwd.q, order)
@@ -198,9 +200,8 @@ def run(n_samples, orders, params=AerialManipulatorParams(), motion=ReferenceMot
     ref_twist = np.stack([r[1] for r in refs])
     ref_q = np.stack([r[2] for r in refs])
     results = {}
-    from tqdm import tqdm
     try:
-        for r in tqdm(orders, desc="orders", disable=not progress):
+        for r in bar(orders, desc="orders", disable=not progress):
             path = None if cache_dir is None else _cache_path(cache_dir, params, motion, n_samples, r)
             if resume and path is not None and path.exists():
                 results[r] = _load_order(path, r)
@@ -394,9 +395,10 @@ def plot_errors(table, ref_twist, ref_q, results, path):
     plt.close(fig)
 
 
-def write_outputs(out, times, ref_twist, ref_q, results, suffix=""):
+def write_outputs(out, times, ref_twist, ref_q, results, suffix="", progress=False):
     """NPZ of every jet, the error CSV and the figures (each name ending in
-    ``suffix``); returns the error table."""
+    ``suffix``; with ``progress``, a line on stderr per figure); returns the
+    error table."""
     arrays = {"t": times, "reference_twist": ref_twist, "reference_q": ref_q}
     for r, res in results.items():
         for name, val in vars(res).items():
@@ -410,8 +412,11 @@ def write_outputs(out, times, ref_twist, ref_q, results, suffix=""):
         for row in table:
             w.writerow([row["order"]] + [f"{row[k]:.3e}" for k in ERROR_COLUMNS[1:]]
                        + [len(times), _passed(row)])
+    stage("aerial_manipulator: drawing Fig. 3a", disable=not progress)
     plot_fig3a(times, ref_twist, ref_q, results, out / f"aerial_manipulator_fig3a{suffix}.png")
+    stage("aerial_manipulator: drawing Fig. 3b", disable=not progress)
     plot_fig3b(times, results, out / f"aerial_manipulator_fig3b{suffix}.png")
+    stage("aerial_manipulator: drawing the error figure", disable=not progress)
     plot_errors(table, ref_twist, ref_q, results, out / f"aerial_manipulator_error{suffix}.png")
     return table
 
@@ -467,7 +472,8 @@ def main(argv=None):
     if not results:
         print("no order finished")
         return 1
-    table = write_outputs(out, times, ref_twist, ref_q, results, suffix)
+    table = write_outputs(out, times, ref_twist, ref_q, results, suffix,
+                          progress=not args.no_progress)
     status = report(table, out, suffix)
     missing = sorted(set(orders) - set(results))
     if missing:

@@ -59,11 +59,11 @@ import resource
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn
 from liedyn.baselines import CasadiBaseline
 
+from ._progress import heartbeat, progress as bar
 from . import _bench as B
 from . import _fit
 from ._provenance import memory_gb
@@ -81,7 +81,7 @@ LABELS = {"inverse": "inverse (Newton–Euler)",
           "forward": "forward, paper's construction (ABA, mtimes + 6×6 solve)",
           "forward_mass_matrix": "forward via (6+n) mass matrix + LDLᵀ"}
 BYTES_PER_NODE = 100.0     # peak memory of a build per graph node (module docstring)
-QUICK = dict(calls=100, build_cap=30.0, eval_cap=1.0, max_gb=1.2, budget=3.0)
+QUICK = dict(calls=100, build_cap=15.0, eval_cap=1.0, max_gb=0.4, budget=1.5)
 FULL = dict(calls=B.CALLS_FULL, build_cap=900.0, eval_cap=30.0, max_gb=16.0, budget=120.0)
 NOT_ATTEMPTED = "not attempted"
 
@@ -149,7 +149,8 @@ def run_kind(model, kind, table, args, caps, progress):
                       liedyn_mean_s=tl["mean"], liedyn_round_median_min_s=tl["round_median_min"])
             progress.update()
             continue
-        stop = _measure(model, kind, r, rng, table, caps)
+        with heartbeat(f"CasADi {kind}, r = {r}: building and timing", disable=args.no_progress):
+            stop = _measure(model, kind, r, rng, table, caps)
         progress.update()
     return stop
 
@@ -324,7 +325,7 @@ def main(argv=None):
     stem, table = B.open_table(args, "bench_casadi", FIELDS, ["kind", "N", "r"])
     model = B.tree(args.n_bod)
     stops = []
-    with tqdm(total=len(KINDS) * (args.max_order + 1), desc="CasADi orders",
+    with bar(total=len(KINDS) * (args.max_order + 1), desc="CasADi orders",
               disable=args.no_progress) as progress:
         for kind in KINDS:
             msg = run_kind(model, kind, table, args, caps, progress)

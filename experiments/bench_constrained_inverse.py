@@ -45,11 +45,11 @@ keeps the robots of an earlier run on this machine at this code version.
 """
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn as ld
 from models.example_robots import load_robot, pinocchio_from_urdf, robot_path
 
+from ._progress import progress as bar
 from . import _bench as B
 from ._timing import LOAD_FIELDS, paired, ratio_columns, ratio_fields, time_calls_loaded
 from .bench_contact import ROBOTS, consistent_state
@@ -162,7 +162,7 @@ def main(argv=None):
     args = B.parser(__doc__, calls=(CALLS_QUICK, CALLS_FULL), resume=True).parse_args(argv)
     stem, table = B.open_table(args, "bench_constrained_inverse", FIELDS, KEY)
     todo = [g for g in ROBOTS if len(table.select(robot=g)) != len(ORDERS) + 1]
-    for name in tqdm(todo, desc="constrained inverse", disable=args.no_progress):
+    for name in bar(todo, desc="constrained inverse", disable=args.no_progress):
         for row in table.select(robot=name):
             table.remove(**{k: row[k] for k in KEY})
         measure_robot(args, table, name)

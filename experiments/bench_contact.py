@@ -75,12 +75,12 @@ this code version and says which.
 """
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn as ld
 from models.example_robots import load_robot, pinocchio_from_urdf, robot_path
 from models.trees import benchmark_tree, joint_sample
 
+from ._progress import progress as bar
 from . import _bench as B
 from ._timing import (LOAD_FIELDS, paired, paired_stats, ratio_columns, ratio_fields,
                       sweep_medians, time_calls_loaded)
@@ -329,7 +329,7 @@ def measure(args, table):
     for g in todo:
         for row in table.select(robot=g):
             table.remove(**{k: row[k] for k in KEY})
-    for g in tqdm(todo, desc="contact benchmark", disable=args.no_progress):
+    for g in bar(todo, desc="contact benchmark", disable=args.no_progress):
         if g == TREE_NAME:
             measure_tree(args, table)
         else:

@@ -45,9 +45,9 @@ as each robot finishes; a rerun measures afresh (``--resume`` keeps the rows of 
 """
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn
+from experiments._progress import progress as bar
 from experiments import _bench as B
 from experiments._timing import LOAD_FIELDS, paired, ratio_columns, ratio_fields, time_calls_loaded
 from models.example_robots import ROBOTS, load_robot, pinocchio_from_urdf, robot_path
@@ -145,7 +145,7 @@ def _pinocchio(model, name, state, max_gb):
 def measure(args, table, names):
     todo = [nm for nm in names if any(table.get(robot=nm, algo=a, r=r) is None
                                       for a in ALGOS for r in ORDERS)]
-    for nm in tqdm(todo, desc="robots", disable=args.no_progress):
+    for nm in bar(todo, desc="robots", disable=args.no_progress):
         for a in ALGOS:
             for r in ORDERS:
                 if table.get(robot=nm, algo=a, r=r) is not None:

@@ -68,13 +68,13 @@ import textwrap
 import tracemalloc
 
 import numpy as np
-from tqdm import tqdm
 
 import liedyn
 from liedyn._jit import njit
 from liedyn.algorithm.forward import forward_dynamics_kernel
 from liedyn.algorithm.hybrid import hybrid_dynamics_kernel
 from liedyn.algorithm.inverse import inverse_dynamics_kernel
+from experiments._progress import heartbeat, progress as bar
 from experiments import _bench as B
 from experiments import _fit
 from experiments._provenance import stamp
@@ -449,7 +449,7 @@ def section_batch(rng, rows):
 def section_growth(full, calls, rng, rows, progress):
     sizes = N_BOD_GROWTH_FULL if full else N_BOD_GROWTH_QUICK
     vs_n = {}
-    for nb in tqdm(sizes, desc="growth in N", disable=not progress):
+    for nb in bar(sizes, desc="growth in N", disable=not progress):
         model = B.tree(nb)
         fns = {}
         for r in (0, 5):
@@ -529,13 +529,14 @@ _STARTUP = textwrap.dedent("""
 """)
 
 
-def section_startup(rows):
+def section_startup(rows, progress=True):
     lines = []
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, XDG_CACHE_HOME=cache, PYTHONPATH=str(B.ROOT))
         for label in ("cold cache (compiles)", "warm cache"):
-            out = subprocess.run([sys.executable, "-c", _STARTUP], env=env, cwd=B.ROOT,
-                                 capture_output=True, text=True, check=True)
+            with heartbeat(f"bench_speed: start-up, {label}", disable=not progress):
+                out = subprocess.run([sys.executable, "-c", _STARTUP], env=env, cwd=B.ROOT,
+                                     capture_output=True, text=True, check=True)
             imp, fid, ffd = (float(x) for x in out.stdout.split())
             for name, val in (("import", imp), ("first inverse call", fid),
                               ("first forward call", ffd)):
@@ -605,7 +606,7 @@ def _formatted(row):
 
 
 def main(argv=None):
-    args = B.parser(__doc__, calls=(300, 1000)).parse_args(argv)
+    args = B.parser(__doc__, calls=(150, 1000)).parse_args(argv)
     calls = B.calls_for(args)
     progress = not args.no_progress
     rng = np.random.default_rng(0)
@@ -618,12 +619,12 @@ def main(argv=None):
              ("batched trajectories", lambda: section_batch(rng, rows)),
              ("growth in N and r", lambda: section_growth(args.full, calls, rng, rows, progress)),
              ("memory", lambda: section_memory(rows)),
-             ("start-up", lambda: section_startup(rows)),
+             ("start-up", lambda: section_startup(rows, progress)),
              ("targets", lambda: section_targets(rows))]
     growth = None
     before = machine_load()
     try:
-        for name, step in tqdm(steps, desc="bench_speed", disable=not progress):
+        for name, step in bar(steps, desc="bench_speed", disable=not progress):
             out = step()
             if out is not None:
                 growth = out

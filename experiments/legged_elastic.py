@@ -3,7 +3,7 @@ base sways and rolls: exact linearization fed by constrained inverse
 dynamics of order 2 (SPEC §11.4 with the contacts of SPEC §13), against a
 law that drops τ̈ and rigid computed torque.
 
-    python -m experiments.legged_elastic            # quick: 1.2 s, dt = 1.5 ms, from the reference
+    python -m experiments.legged_elastic            # quick: 0.8 s, dt = 1.5 ms, from the reference
     python -m experiments.legged_elastic --full     # 5 s, dt = 1 ms, also from a perturbed start
 
 The robot is Solo-12 from example-robot-data (2.5 kg, twelve joints), its
@@ -133,7 +133,7 @@ DELTA_BASE = np.array([0.02, -0.02, 0.03, 0.01, -0.01, 0.005])   # perturbed sta
 FD_TIME = 1.3                        # s
 FD_STEPS = (4e-3, 2e-3, 1e-3)        # s
 DIVERGED = 0.5                       # a run stops when the base error exceeds this (rad or m)
-QUICK = dict(horizon=1.2, dt=1.5e-3, starts=("on the reference",))
+QUICK = dict(horizon=0.8, dt=1.5e-3, starts=("on the reference",))
 FULL = dict(horizon=5.0, dt=1e-3, starts=("on the reference", "perturbed"))
 
 

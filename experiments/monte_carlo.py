@@ -1,7 +1,7 @@
 """Monte-Carlo of the elastic-joint exact linearization on the aerial
 manipulator, run as Dask tasks (:func:`liedyn.distributed.monte_carlo`).
 
-    python -m experiments.monte_carlo            # quick: 10³ runs of 0.4 s, dt = 5 ms
+    python -m experiments.monte_carlo            # quick: 300 runs of 0.4 s, dt = 5 ms
     python -m experiments.monte_carlo --full     # 10⁴ runs of 1 s, dt = 5 ms
 
 The law is :class:`liedyn.control.ElasticJointLaw` (inverse dynamics of
@@ -25,8 +25,9 @@ offset). The law has no integral action, so a model error leaves a steady
 error (1 % on the base mass alone: about 0.1 rad at the joints) and the
 final errors measure the model errors as much as the transient. Quick
 mode's horizon (0.4 s, two time constants of the slowest nominal pole)
-keeps the 10³ runs within half a minute on two idle cores, mid-transient;
-``--full`` (1 s) shows them nearer where they settle. A step of 5 ms gives
+and its 300 runs (60 per fifth of the model-error range) keep the study
+within about ten seconds on two idle cores, mid-transient; ``--full`` (10⁴ runs
+of 1 s) shows them nearer where they settle. A step of 5 ms gives
 the same outcomes as 1 ms (checked on the first ten runs: the same runs
 stop, the others' final errors agree to three digits).
 
@@ -75,7 +76,6 @@ import argparse
 import contextlib
 import csv
 import math
-import os
 import shutil
 import tempfile
 import time
@@ -87,6 +87,7 @@ import numpy as np
 import liedyn as ld
 from liedyn import control, se3
 from liedyn.distributed.monte_carlo import CLUSTER_BREAK_EVEN
+from experiments._progress import progress as bar, stage
 from experiments._table import output_stem
 from experiments._timing import (LOAD_FIELDS, load_columns, machine_load, paired_stats,
                                  reliability_note, unreliable)
@@ -104,8 +105,8 @@ GAIN = (0.8, 1.25)                    # pole scale
 DIVERGENCE = 1e4                      # |state entry| that stops a run
 LOST = 1.0                            # rad: a final joint error above this counts as diverged
 SEED = 2024
-QUICK = dict(runs=1000, horizon=0.4, dt=5e-3, speedup_runs=40, overhead_runs=48,
-             batch_samples=20000)
+QUICK = dict(runs=300, horizon=0.4, dt=5e-3, speedup_runs=16, overhead_runs=48,
+             batch_samples=5000)
 FULL = dict(runs=10000, horizon=1.0, dt=5e-3, speedup_runs=200, overhead_runs=128,
             batch_samples=100000)
 SPEEDUP_TASK = 4                      # runs per task of the speed-up measurement
@@ -333,7 +334,7 @@ def speedup_stats(samples):
     return out
 
 
-def measure(cfg, log):
+def measure(cfg, log, progress=True):
     """Speed-up (1 and 2 worker processes and threads alternated
     ``SPEEDUP_REPEAT`` times, both clusters open, so that the load of the
     shared machine falls alike on the runs of one alternation;
@@ -342,6 +343,8 @@ def measure(cfg, log):
     out = dict(load=[machine_load()["load1"]])
     cores = ld.algorithm.batch.available_cores()
     model, C, V, q = batch_inputs(cfg)
+    stage("monte_carlo: starting local clusters of 1 and 2 worker processes",
+          disable=not progress)
     with local_cluster(1) as one:
         t0 = time.perf_counter()
         with local_cluster(2) as two:
@@ -354,7 +357,9 @@ def measure(cfg, log):
             before = machine_load()
             samples = [dict(zip(SPEEDUP_KEYS, (*timed_runs(cfg, one), *timed_runs(cfg, two),
                                                *timed_runs(cfg, "threads"))))
-                       for _ in range(SPEEDUP_REPEAT)]
+                       for _ in bar(range(SPEEDUP_REPEAT), desc="monte_carlo: speed-up, "
+                                    "alternations of 1 process, 2 processes and threads",
+                                    disable=not progress)]
             out["speedup_load"] = load_columns(before, machine_load())
             out |= speedup_stats(samples)
             log(f"  {cfg['speedup_runs']} runs on 1 worker process: {out['T1']:.2f} s (CPU share "
@@ -364,12 +369,15 @@ def measure(cfg, log):
                 f"{SPEEDUP_REPEAT} alternations, pairwise ratios T1/T2 "
                 f"{', '.join(f'{x:.2f}' for x in out['ratios'])}")
             out["load"].append(machine_load()["load1"])
+            stage("monte_carlo: Dask-array batches on the 2-process cluster",
+                  disable=not progress)
             out["batch"] = batch_timing(model, C, V, q, two)
             out["rate2"] = scheduler_rate(two)
         log(f"Per-task overhead (one worker, runs of {OVERHEAD_HORIZON:g} s):")
         out["overhead"] = overhead_sweep(cfg, one, log)
         out["rate1"] = scheduler_rate(one)
     out["load"].append(machine_load()["load1"])
+    stage("monte_carlo: in-memory and threaded Dask-array batches", disable=not progress)
     out["batch"] = batch_timing(model, C, V, q) + out["batch"]
     out["load"].append(machine_load()["load1"])
     return out
@@ -548,7 +556,7 @@ def main(argv=None):
         f"95 % {jq['p95']:.3e}; base median {bq['p50']:.3e}, 95 % {bq['p95']:.3e}")
 
     log("Speed-up:")
-    m = measure(cfg, log)
+    m = measure(cfg, log, progress=not args.no_progress)
     s12, s_thr, eff_cpu = (m[k]["median"] for k in ("s12", "s_threads", "eff_cpu"))
     rows_o, a, o, c = m["overhead"]
     log(f"  1 → 2 worker processes: ×{s12:.2f} (IQR {m['s12']['q1']:.2f}–{m['s12']['q3']:.2f}; "

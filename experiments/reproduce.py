@@ -133,7 +133,7 @@ the paper's construction; the graphs of both grow by about ×3 per order.
 Building a graph takes about 100 bytes of memory per node, so the orders up
 to the paper's r = 8 do not all fit in this machine's {memory} (shared with
 the system): `bench_casadi` builds only graphs predicted to need at most
-`--max-gb` (1.2 GB quick, 16 GB with `--full`), prints for every other
+`--max-gb` (0.4 GB quick, 16 GB with `--full`), prints for every other
 order the memory it would need, and extrapolates its time with the law
 fitted to the measured orders, drawn hollow and dashed."""
 

@@ -25,6 +25,7 @@ def tiny(tmp_path_factory):
     return out, text, read_rows(out / "bench_contact_sim.csv")
 
 
+@pytest.mark.slow
 def test_writes_the_table_with_a_target_per_robot(tiny):
     out, text, rows = tiny
     assert list(rows[0]) == ["machine", "code"] + BCS.FIELDS

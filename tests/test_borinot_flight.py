@@ -29,6 +29,7 @@ def short(tmp_path_factory):
     return out, text, read_rows(out / "borinot_flight.csv")
 
 
+@pytest.mark.slow
 def test_writes_the_table_and_the_figure(short):
     out, text, rows = short
     assert (out / "borinot_flight.png").stat().st_size > 10_000
@@ -50,6 +51,7 @@ def test_writes_the_table_and_the_figure(short):
     assert f"of {n} targets met" in text
 
 
+@pytest.mark.slow
 def test_every_target_is_met(short):
     _, _, rows = short
     targets = _targets.targets_in(rows)
@@ -58,6 +60,7 @@ def test_every_target_is_met(short):
     assert not _targets.missed(targets), _targets.missed(targets)
 
 
+@pytest.mark.slow
 def test_the_arm_disturbs_the_rigid_body_controller_and_not_the_exact_law(short):
     """From the reference's state the exact law stays on it (integrator
     error), the geometric law on the rigid-body model does not: the swinging

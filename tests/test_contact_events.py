@@ -32,6 +32,7 @@ def _targets_of(rows, prefix):
     return _targets.targets_in(mine)
 
 
+@pytest.mark.slow
 def test_writes_tables_and_figure(quick):
     out, text, rows = quick
     assert (out / "contact_events.png").stat().st_size > 10_000
@@ -48,6 +49,7 @@ def test_writes_tables_and_figure(quick):
     assert n_targets >= 40
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", ["sphere", "block", "solo"])
 def test_part_meets_its_targets(quick, part):
     _, _, rows = quick
@@ -57,6 +59,7 @@ def test_part_meets_its_targets(quick, part):
     assert not missed, missed
 
 
+@pytest.mark.slow
 def test_sphere_sweep_has_one_target_per_tolerance(quick):
     _, _, rows = quick
     sweep = [r for r in rows if r["quantity"].startswith("first touch-down with event_tol")]

@@ -509,6 +509,7 @@ def _worst(run, start=0.0, end=np.inf):
             float(np.max(np.linalg.norm(run["eb"][sel], axis=1))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fixed, on", "on"])
 def test_perfect_model_from_the_reference_tracks_at_round_off(runs, name):
     """Started on the reference with a perfect model, the tracking error over
@@ -517,6 +518,7 @@ def test_perfect_model_from_the_reference_tracks_at_round_off(runs, name):
     assert joints <= 1e-8 and base <= 1e-8, (name, joints, base)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,poles", [("fixed, perturbed", POLES), ("exact", POLES),
                                         ("rotor", ROTOR_POLES)])
 def test_decay_rate_from_a_perturbed_start_is_the_designed_one(runs, name, poles):
@@ -530,6 +532,7 @@ def test_decay_rate_from_a_perturbed_start_is_the_designed_one(runs, name, poles
         assert abs(rate_b / designed - 1.0) < 0.10, (name, "base", rate_b, designed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,poles,rho", [("exact", POLES, 4), ("rotor", ROTOR_POLES, 3)])
 def test_error_stays_under_the_designed_envelope(runs, name, poles, rho):
     """Joint errors (exactly linear) stay under ``Σ|α_i| e^{p_i t}`` of their
@@ -555,6 +558,7 @@ def _first_difference(x, k, h_steps, dt):
     return (f[0] - 8 * f[1] + 8 * f[2] - f[3]) / (12 * h)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["exact", "fixed, perturbed"])
 def test_elastic_law_jets_equal_differences_along_the_run(runs, name):
     """The ``τ̈`` (and ``Ẅ₀``) the law uses equal fourth-order central
@@ -581,6 +585,7 @@ def test_elastic_law_jets_equal_differences_along_the_run(runs, name):
                          what=f"Ẅ₀ at t={traj.time[k]}")
 
 
+@pytest.mark.slow
 def test_rotor_lag_law_wrench_rate_equals_differences_along_the_run(runs):
     """``Ẇ₀`` and ``τ̇`` of the rotor-lag law equal central differences of
     ``W₀ = Ad_{C₀}^{−T} A f`` and ``τ`` along the run (h = 10 ms)."""
@@ -595,6 +600,7 @@ def test_rotor_lag_law_wrench_rate_equals_differences_along_the_run(runs):
                      atol=1e-6 * np.max(np.abs(jets.tau[1])) + 1e-9, what="τ̇")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,factor", [("rigid", 5.0), ("no tau''", 5.0)])
 def test_laws_without_order_two_are_measurably_worse(runs, name, factor):
     """From the same perturbed start, over the second half of the run
@@ -607,6 +613,7 @@ def test_laws_without_order_two_are_measurably_worse(runs, name, factor):
     assert oj >= factor * ej and ob >= factor * eb, (name, oj / ej, ob / eb)
 
 
+@pytest.mark.slow
 def test_rotor_lag_law_is_a_hundred_times_better_than_ignoring_the_lag(runs):
     """Started on the reference, the exact law keeps the tracking error at
     round-off while the lag-ignoring law falls behind by the lag."""

@@ -48,6 +48,7 @@ def client():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_the_library_imports_without_dask():
     out = run_python("""
         import sys, importlib.abc
@@ -237,6 +238,7 @@ def test_monte_carlo_on_two_workers_equals_a_serial_loop(client):
     assert res["peak_torque_rate"][0] == rate
 
 
+@pytest.mark.slow
 @needs_dask
 def test_a_worker_killed_during_a_run_still_gives_the_complete_equal_result(tmp_path):
     out = run_python(f"""
@@ -272,6 +274,7 @@ def test_a_worker_killed_during_a_run_still_gives_the_complete_equal_result(tmp_
     assert set(r["ran"]) <= set(r["warmed"]), r        # every process reports its warm-up
 
 
+@pytest.mark.slow
 @needs_dask
 def test_without_a_client_a_short_study_stays_here_and_a_long_one_starts_a_local_cluster():
     out = run_python("""

@@ -75,6 +75,7 @@ def html(tmp_path_factory):
     return tmp / "html"
 
 
+@pytest.mark.slow
 def test_docs_build_without_warnings(html):
     assert (html / "tutorial.html").is_file()
     api = (html / "api.html").read_text(encoding="utf-8")
@@ -86,6 +87,7 @@ def test_docs_build_without_warnings(html):
         assert f'id="module-{module}"' in api, module
 
 
+@pytest.mark.slow
 def test_every_chapter_is_in_the_tutorial(html):
     """The toctree lists exactly the chapters this file runs, and each page is built."""
     index = (DOCS / "tutorial.rst").read_text(encoding="utf-8")
@@ -96,6 +98,7 @@ def test_every_chapter_is_in_the_tutorial(html):
         assert (html / "tutorial" / f"{chapter}.html").is_file(), chapter
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_tutorial_chapter_runs(tmp_path, chapter):
     blocks = code_blocks(DOCS / "tutorial" / f"{chapter}.rst")
@@ -130,6 +133,7 @@ def _longest_line_chapter():
         DOCS / "tutorial" / f"{c}.rst") for line in b.splitlines()))
 
 
+@pytest.mark.slow
 def test_code_blocks_fit_common_window_widths(html, tmp_path):
     """Every chapter at the narrowest width, and the chapter with the longest
     code line at each width: every code block's unwrapped text fits its box

@@ -194,6 +194,8 @@ DAMAGE = [("data", k, "call") for k in ("truncated", "garbage", "flipped", "empt
                                         "foreign pickle", "planted pickle")]
 DAMAGE += [("index", k, "call") for k in ("truncated", "garbage", "empty", "planted pickle")]
 DAMAGE += [("data", "flipped", "compile"), ("index", "garbage", "compile")]
+# the first case runs by default, the others with the slow tests (a fresh interpreter each)
+DAMAGE = [d if d == DAMAGE[0] else pytest.param(*d, marks=pytest.mark.slow) for d in DAMAGE]
 
 
 @pytest.mark.parametrize("files,kind,style", DAMAGE)
@@ -245,6 +247,7 @@ def _symlink(path):
     return "is a symbolic link"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [pytest.param(_foreign, marks=as_root), _world_writable,
                                   _symlink])
 def test_untrusted_temporary_folder_is_refused(tmp_path, make):
@@ -295,6 +298,7 @@ def _sticky_above_foreign(home):
     return home / ".cache", f"belongs to uid {OTHER_UID}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [
     pytest.param(_liedyn_foreign, marks=as_root), _liedyn_world_writable,
     _parent_world_writable, pytest.param(_parent_foreign, marks=as_root),
@@ -397,6 +401,7 @@ def test_cache_folder_swapped_after_the_first_call_is_refused(warm_exp, tmp_path
 
 # ------------------------------------------------ one compile per version --
 
+@pytest.mark.slow
 def test_a_second_installation_reuses_the_compiled_kernels(warm_exp, tmp_path):
     """A copy of the package at another path (another clone or venv of the
     same version) loads every kernel from the cache the first one filled:
@@ -520,6 +525,7 @@ def test_folders_of_other_versions_are_pruned(tmp_path):
 
 # ------------------------------------------- first-compile notice, ahead of time --
 
+@pytest.mark.slow
 def test_first_compilation_is_announced_once(tmp_path):
     """A cold cache prints one line naming the cache folder, the kernel group
     being compiled and the way to compile ahead of time; a warm one prints
@@ -538,6 +544,7 @@ def test_first_compilation_is_announced_once(tmp_path):
     assert run_exp(xdg, tmp)[:2] == ("", 0)
 
 
+@pytest.mark.slow
 def test_each_kernel_group_compiled_says_so_once(tmp_path):
     """A first call that compiles several groups (inverse dynamics: its
     kernels and the kinematics, workspace and checks ones it calls) prints
@@ -565,6 +572,7 @@ def test_each_kernel_group_compiled_says_so_once(tmp_path):
 GROUPS = ["inverse dynamics", "forward dynamics"]   # a cold compile of all takes minutes
 
 
+@pytest.mark.slow
 def test_compile_ahead_fills_the_cache(tmp_path):
     """``python -m liedyn.compile`` compiles the kernel groups it is given,
     reporting each; a second run and a process using those algorithms

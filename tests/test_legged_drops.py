@@ -35,6 +35,7 @@ def short(tmp_path_factory):
     return out, text, read_rows(out / "legged_drops.csv")
 
 
+@pytest.mark.slow
 def test_writes_the_table_and_the_figure(short):
     out, text, rows = short
     assert (out / "legged_drops.png").stat().st_size > 10_000
@@ -58,6 +59,7 @@ def test_writes_the_table_and_the_figure(short):
     assert f"of {n} targets met" in text
 
 
+@pytest.mark.slow
 def test_every_target_is_met(short):
     _, _, rows = short
     targets = _targets.targets_in(rows)

@@ -181,6 +181,7 @@ def runs(robot, reference):
             for Law in le.LAWS}
 
 
+@pytest.mark.slow
 def test_exact_law_tracks_to_the_integrators_error_and_the_others_do_not(runs, reference):
     err = {name: le.base_errors(run, reference) for name, run in runs.items()}
     pos, rot = err[le.ExactElastic.name]
@@ -194,6 +195,7 @@ def test_exact_law_tracks_to_the_integrators_error_and_the_others_do_not(runs, r
         assert run.drift.max() < 1e-9, (name, run.drift.max())     # the feet stay put
 
 
+@pytest.mark.slow
 def test_contact_forces_stay_in_the_cone_and_balance_the_stance(runs, robot):
     for name, run in runs.items():
         margin, normal = le.cone_margin(run.force)

@@ -36,6 +36,7 @@ def results():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", mo.MODELS)
 def test_order0_against_mujoco(results, name):
     errs, model, _ = results[name]
@@ -48,6 +49,7 @@ def test_order0_against_mujoco(results, name):
         assert e[0] <= ORDER0_TOL, (name, "site_jacdot", e)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", mo.MODELS)
 def test_forward_order0_against_mj_forward(results, name):
     # qacc = M⁻¹ (τ − h): the solve multiplies the rounding of the right-hand
@@ -61,6 +63,7 @@ def test_forward_order0_against_mj_forward(results, name):
     assert mujoco.mjtDisableBit.mjDSBL_CONSTRAINT & mj.opt.disableflags
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", mo.MODELS)
 def test_orders_1_to_3_by_central_differences(results, name):
     """Each jet within the differences' own error bound, ``|D(h) − D(h/2)|``
@@ -75,6 +78,7 @@ def test_orders_1_to_3_by_central_differences(results, name):
                 assert e[1] < 0.05, (name, q, k, "differences did not converge", e)
 
 
+@pytest.mark.slow
 def test_halving_the_step_shrinks_the_error_as_h4():
     """The Richardson value converges to liedyn's jet at the fourth order:
     halving ``h`` divides the distance by about 16 (not a constant offset)."""
@@ -84,6 +88,7 @@ def test_halving_the_step_shrinks_the_error_as_h4():
         assert e2[k][0] < e1[k][0] / 6, (k, e1[k], e2[k])
 
 
+@pytest.mark.slow
 def test_models_cover_both_bases_and_warn(results):
     bases = {results[n][1].floating_base for n in mo.MODELS}
     assert bases == {True, False}

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600   # seconds: a hang fails the test instead of CI
@@ -64,6 +65,7 @@ def _run(disable_jit):
     return {k: np.array(v) for k, v in json.loads(out.stdout.splitlines()[-1]).items()}
 
 
+@pytest.mark.slow
 def test_every_algorithm_runs_uncompiled_and_agrees_with_the_compiled_kernels():
     plain, compiled = _run(True), _run(False)
     assert plain.keys() == compiled.keys()

@@ -98,6 +98,7 @@ def wheel(dist):
     return dist[1]
 
 
+@pytest.mark.slow
 def test_sdist_holds_the_sources_tests_and_spec(dist):
     with tarfile.open(dist[0]) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
@@ -108,6 +109,7 @@ def test_sdist_holds_the_sources_tests_and_spec(dist):
         assert f in names, f
 
 
+@pytest.mark.slow
 def test_wheel_holds_only_the_library(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
@@ -130,6 +132,7 @@ def test_wheel_holds_only_the_library(wheel):
     assert {"casadi", "pin", "experiments", "viewer"} <= set(meta.get_all("Provides-Extra"))
 
 
+@pytest.mark.slow
 def test_installed_wheel_runs_outside_the_repository(wheel, tmp_path):
     env_dir = tmp_path / "env"
     _run([sys.executable, "-m", "venv", "--without-pip", env_dir])

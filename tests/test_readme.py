@@ -82,6 +82,20 @@ def test_the_readme_has_its_examples():
     assert any("ElasticJointLaw" in b and "simulate(" in b for b in blocks)
 
 
+def _pytest_commands(text):
+    """The ``python -m pytest …`` commands of a shell line, in order."""
+    return [c.strip() for c in re.split(r"&&|\\\n", text) if "python -m pytest" in c]
+
+
+def test_ci_runs_the_readmes_test_commands():
+    """``.ci/run`` runs what the README tells a user to run: the default
+    tests, then the slow ones (``-m slow``, left out by the default one)."""
+    shell = re.findall(r"^```bash\n(.*?)^```", (ROOT / "README.md").read_text(), re.M | re.S)
+    readme = [c for block in shell for c in _pytest_commands(block)]
+    assert readme == ["python -m pytest -q", "python -m pytest -q -m slow"], readme
+    assert _pytest_commands((ROOT / ".ci" / "run").read_text()) == readme
+
+
 def test_only_the_package_is_importable(site, tmp_path):
     import json
     seen = json.loads(_run(PROBE, site, tmp_path).splitlines()[-1])
@@ -91,6 +105,7 @@ def test_only_the_package_is_importable(site, tmp_path):
     assert not any(Path(p or ".").resolve() == ROOT for p in seen["path"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", range(len(_blocks())))
 def test_readme_example_runs_as_a_script_from_an_empty_folder(k, site, tmp_path):
     _run(_blocks()[k], site, tmp_path)

@@ -16,6 +16,7 @@ from tests.helpers import run_python                               # noqa: E402
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 
 
+@pytest.mark.slow
 def test_generated_c_equals_kernels(tmp_path):
     out = run_python(f"""
         import numpy as np, liedyn

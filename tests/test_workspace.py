@@ -295,6 +295,7 @@ def test_a_workspace_in_use_is_refused():
     assert done[0] + refused[0] == 2400 and done[0] > 0
 
 
+@pytest.mark.slow
 def test_kernels_neither_recompile_nor_allocate():
     """In a fresh interpreter with numba's allocation statistics on: a call
     through each compiled entry point allocates nothing beyond adopting its
