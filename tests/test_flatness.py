@@ -208,11 +208,6 @@ def test_lateral_force_is_round_off_and_the_momentum_balances(robot, r):
                      what="angular momentum rate about the centre of mass")
 
 
-def comb(k, a):
-    from math import comb
-    return comb(k, a)
-
-
 def _open_loop_error(model, out, dt, duration):
     """Fly the flat inputs (thrust and body moment applied at the simulated
     pose, joint torques) open loop from the flat state; the largest errors
