@@ -1,6 +1,6 @@
 """Reproduce the paper's experiments and figures in one command.
 
-    python -m experiments.reproduce            # every study in quick mode (a few minutes)
+    python -m experiments.reproduce            # every study in quick mode (about 11 min of CPU)
     python -m experiments.reproduce --full     # every study with the paper's sizes (about half an hour here)
     python -m experiments.reproduce --update-paper-figures   # refresh the committed paper_figures/
 

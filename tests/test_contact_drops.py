@@ -31,6 +31,7 @@ def sweep(request):
     return drop, {tol: drop.run(DURATION, tol) for tol in TOLERANCES}
 
 
+@pytest.mark.slow
 def test_every_event_tolerance_runs_to_the_end(sweep):
     drop, runs = sweep
     for tol, traj in runs.items():
@@ -39,6 +40,7 @@ def test_every_event_tolerance_runs_to_the_end(sweep):
         assert {"touch-down", "slip"} <= kinds, (tol, kinds)
 
 
+@pytest.mark.slow
 def test_the_invariants_hold_at_every_sample(sweep):
     drop, runs = sweep
     bound = FORCE_BOUND * drop.weight
@@ -59,6 +61,7 @@ def test_the_invariants_hold_at_every_sample(sweep):
         assert (np.abs(held) <= 1e-9).all(), (tol, float(np.abs(held).max()))
 
 
+@pytest.mark.slow
 def test_the_first_touch_down_is_at_the_free_fall_time_within_the_tolerance(sweep):
     drop, runs = sweep
     t_fall = np.sqrt(2 * DROP / drop.gravity)

@@ -337,6 +337,7 @@ def test_a_solid_sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta(theta
 
 # --------------------------------------------------------- 4. simulate --
 
+@pytest.mark.slow
 def test_a_spinning_sphere_rolls_straight_at_constant_speed_in_simulate():
     """Flat ground, ``ċ = (0.8, −0.5, 0)``, spin 3 rad/s about a tilted axis
     (rolling part ``n × ċ / ρ`` plus 3 rad/s about ``n``): the rolling force
